@@ -1,0 +1,83 @@
+/* sbxbench list: every mechanism and workload, and whether it can run on this host. */
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "harness/commands.h"
+#include "harness/usage.h"
+#include "runners/runner.h"
+#include "workloads/workload.h"
+
+static void list_help(void)
+{
+    printf("Usage: sbxbench list [--json]\n\n"
+           "Lists every mechanism and workload, whether it can run here, and if not, why.\n");
+}
+
+static json_t *entry(const char *name, const char *summary, const char *family, bool ok,
+                     const char *why)
+{
+    json_t *e = json_pack("{s:s,s:s,s:b}", "name", name, "summary", summary, "available", ok);
+    if (family)
+        json_object_set_new(e, "family", json_string(family));
+    json_object_set_new(e, "reason", ok ? json_null() : json_string(why));
+    return e;
+}
+
+int cmd_list(int argc, char **argv)
+{
+    bool as_json = false;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            as_json = true;
+        else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            list_help();
+            return 0;
+        } else {
+            usage_error("list: unexpected argument '%s'", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    struct runner_options ropts = {.spawn = SPAWN_POSIX_SPAWN, .seccomp = "default",
+                                   .staging = "root"};
+    struct workload_options wopts = {.render_size = 256};
+    json_t *mechs = json_array(), *works = json_array();
+    for (size_t i = 0; runner_table[i]; i++) {
+        const struct runner *r = runner_table[i];
+        char why[512] = "";
+        bool ok = r->available(&ropts, why, sizeof why);
+        json_array_append_new(mechs, entry(r->name, r->summary, r->family, ok, why));
+    }
+    for (size_t i = 0; workload_table[i]; i++) {
+        const struct workload *w = workload_table[i];
+        char why[512] = "";
+        bool ok = w->available(&wopts, why, sizeof why);
+        json_array_append_new(works, entry(w->name, w->summary, NULL, ok, why));
+    }
+    if (as_json) {
+        json_t *doc = json_pack("{s:o,s:o}", "mechanisms", mechs, "workloads", works);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        fputc('\n', stdout);
+        json_decref(doc);
+        return 0;
+    }
+    const char *titles[] = {"Mechanisms", "Workloads"};
+    json_t *lists[] = {mechs, works};
+    for (int l = 0; l < 2; l++) {
+        printf("%s%s:\n", l ? "\n" : "", titles[l]);
+        size_t i;
+        json_t *e;
+        json_array_foreach(lists[l], i, e)
+        {
+            bool ok = json_is_true(json_object_get(e, "available"));
+            printf("  %-14s %-10s %s\n", json_string_value(json_object_get(e, "name")),
+                   ok ? "ready" : "unavailable",
+                   ok ? json_string_value(json_object_get(e, "summary"))
+                      : json_string_value(json_object_get(e, "reason")));
+        }
+    }
+    json_decref(mechs);
+    json_decref(works);
+    return 0;
+}

@@ -1,0 +1,40 @@
+/* sample: one timed spawn-to-reap of a prepared job.
+ *
+ * The clock starts just before the runner's spawn and stops just after wait4 reaps the child, which
+ * also gives the child's user and system CPU time and peak RSS. Everything else (resetting the capture
+ * files, checking the output) happens outside that window. */
+#pragma once
+
+#include <stdbool.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include "runners/runner.h"
+
+struct sample {
+    double wall;    /* seconds, spawn to reap */
+    double user;    /* seconds of user CPU of the child and its reaped descendants */
+    double system;  /* seconds of system CPU */
+    long max_rss_kb;
+    int exit_code;  /* the exit status; -1 when killed by a signal or never started */
+    int signal;     /* the signal that killed it, else 0 */
+    bool timed_out;
+    bool interrupted; /* stopped because the user interrupted the run */
+    bool spawn_failed;
+    int spawn_errno;
+};
+
+static inline bool sample_ok(const struct sample *s)
+{
+    return !s->timed_out && !s->interrupted && !s->spawn_failed && s->signal == 0 &&
+           s->exit_code == 0;
+}
+
+/* Set from a signal handler when the user asks the run to stop; take_sample then stops the child. */
+extern volatile sig_atomic_t sample_stop_requested;
+
+/* Runs one sample with the given stdio, stopping it after timeout seconds (0: no limit). */
+void take_sample(struct runner_job *job, const struct stdio_fds *fds, double timeout,
+                 struct sample *out);
+
+double monotonic_seconds(void);

@@ -1,0 +1,94 @@
+/* process-path: the command looked up in PATH on every run, as `make` or a shell does.
+ *
+ * --path-dirs N puts N directories that do not exist in front of PATH: a Nix shell's PATH holds
+ * dozens of store paths, and every lookup stats each in turn before it finds the binary. */
+#include "runners/runner.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+struct path_state {
+    char **envp;
+};
+
+static bool process_path_available(const struct runner_options *opts, char *why, size_t whylen)
+{
+    (void)opts, (void)why, (void)whylen;
+    return true;
+}
+
+static char *long_path(int missing_dirs)
+{
+    const char *host = getenv("PATH");
+    if (!host || !*host)
+        host = "/usr/local/bin:/usr/bin:/bin";
+    size_t len = strlen(host) + 1 + (size_t)missing_dirs * 40;
+    char *path = malloc(len);
+    if (!path)
+        return NULL;
+    char *p = path;
+    for (int i = 0; i < missing_dirs; i++)
+        p += sprintf(p, "/nonexistent/sbxbench-path-%04d/bin:", i);
+    strcpy(p, host);
+    return path;
+}
+
+/* The action's environment with PATH replaced. */
+static char **env_with_path(char *const *base, const char *path)
+{
+    char **env = strv_new();
+    if (!env || strv_pushf(&env, "PATH=%s", path) < 0)
+        goto fail;
+    for (size_t i = 0; base && base[i]; i++)
+        if (strncmp(base[i], "PATH=", 5) != 0 && strv_push(&env, base[i]) < 0)
+            goto fail;
+    return env;
+fail:
+    strv_free(env);
+    return NULL;
+}
+
+static int process_path_prepare(struct runner_job *job, struct errbuf *eb)
+{
+    const struct action *a = job->action;
+    char *path = long_path(job->opts->path_dirs);
+    job->envp = path ? env_with_path(a->envp ? a->envp : environ, path) : NULL;
+    free(path);
+    job->argv = strv_dup(a->argv);
+    if (!job->envp || !job->argv)
+        return err_sys(eb, "prepare", "process-path", ENOMEM);
+    /* argv[0] as the user typed it, and the name is what gets looked up. */
+    free(job->argv[0]);
+    job->argv[0] = strdup(a->name ? a->name : a->argv[0]);
+    if (!job->argv[0])
+        return err_sys(eb, "prepare", "process-path", ENOMEM);
+    job->path = job->argv[0];
+    job->use_path = true;
+    return 0;
+}
+
+/* glibc's posix_spawnp and execvpe search the caller's PATH, not the one in envp: point environ at
+ * the job's environment for the length of the call. The harness is single-threaded. */
+static pid_t process_path_spawn(struct runner_job *job, const struct stdio_fds *fds)
+{
+    char **saved = environ;
+    environ = job->envp;
+    pid_t pid = spawn_command(job, fds);
+    int saved_errno = errno;
+    environ = saved;
+    errno = saved_errno;
+    return pid;
+}
+
+const struct runner runner_process_path = {
+    .name = "process-path",
+    .summary = "plain process, command looked up in PATH (execvp), --path-dirs to lengthen PATH",
+    .family = "process",
+    .available = process_path_available,
+    .prepare = process_path_prepare,
+    .spawn = process_path_spawn,
+};

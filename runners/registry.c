@@ -1,0 +1,37 @@
+/* The table of mechanisms. Order is the order of reports: cheapest isolation first. */
+#include "runners/runner.h"
+
+#include <string.h>
+
+extern const struct runner runner_process;
+extern const struct runner runner_process_path;
+extern const struct runner runner_sh;
+extern const struct runner runner_bwrap;
+extern const struct runner runner_bwrap_unshare;
+extern const struct runner runner_unshare;
+
+const struct runner *const runner_table[] = {
+    &runner_process,
+    &runner_process_path,
+    &runner_sh,
+    &runner_bwrap,
+    &runner_bwrap_unshare,
+    &runner_unshare,
+    NULL,
+};
+
+size_t runner_count(void)
+{
+    size_t n = 0;
+    while (runner_table[n])
+        n++;
+    return n;
+}
+
+const struct runner *runner_find(const char *name)
+{
+    for (size_t i = 0; runner_table[i]; i++)
+        if (strcmp(runner_table[i]->name, name) == 0)
+            return runner_table[i];
+    return NULL;
+}

@@ -1,0 +1,61 @@
+/* workload: what runs inside each mechanism. A workload expands into cases (one per buffer size, input
+ * count, ...); each case is one action plus an optional check of each sample's output. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runners/action.h"
+#include "runners/errbuf.h"
+
+/* Workload settings from the command line. */
+struct workload_options {
+    int render_size;          /* render: image side in pixels */
+    const char *render_vm;    /* render: VM program; NULL: the built-in scene */
+    int render_threads;       /* render: 0 = the renderer's default */
+    const char *pipe_sizes;   /* pipe: buffer sizes, "4,16,...,65536" */
+    long long pipe_bytes;     /* pipe: volume moved per sample */
+    const char *inputs;       /* inputs: counts, "1,10,100" */
+    const char *cache_dir;    /* generated inputs, compiled objects */
+    const char *exe_dir;      /* where sbxbench's own binaries are (sbx-render, helpers) */
+};
+
+/* A named value describing a case, recorded in the results ("size": 1024, "buffer": 4096). */
+struct param {
+    const char *key;
+    long long num;
+    const char *str; /* NULL: the value is num */
+};
+
+struct workload_case {
+    char *label; /* unique among all cases: "true", "pipe/4096" */
+    struct action action;
+    struct param params[4];
+    size_t n_params;
+    /* Whether the sample's stdout is kept (in a temp file the harness rewinds) for check. */
+    bool capture_stdout;
+    /* Verifies one sample's output; digest (hex) lets the harness see that every run did identical
+     * work. Returns 0 when the output is right, -1 with why filled otherwise. NULL: nothing to check. */
+    int (*check)(const struct workload_case *c, int stdout_fd, char *digest, size_t digestlen,
+                 char *why, size_t whylen);
+    void *priv;
+};
+
+struct workload {
+    const char *name;
+    const char *summary;
+    bool (*available)(const struct workload_options *opts, char *why, size_t whylen);
+    /* Appends this workload's cases to *cases; -1 with eb filled on failure. */
+    int (*prepare)(const struct workload_options *opts, struct workload_case **cases, size_t *n,
+                   struct errbuf *eb);
+    /* Optional: frees what prepare put in c->priv. */
+    void (*cleanup)(struct workload_case *c);
+};
+
+extern const struct workload *const workload_table[];
+const struct workload *workload_find(const char *name);
+
+/* Grows *cases by one zeroed case and returns it, or NULL when out of memory. */
+struct workload_case *workload_case_add(struct workload_case **cases, size_t *n);
+/* Frees the case's label, argv, path lists and, via w->cleanup, its private state. */
+void workload_case_free(const struct workload *w, struct workload_case *c);
