@@ -471,6 +471,8 @@ int run_summarize(struct run *run)
     for (size_t i = 0; i < run->n_benches; i++) {
         struct bench *b = &run->benches[i];
         const struct bench *base = find_baseline(run, b);
+        b->ratio = b->ratio_lo = b->ratio_hi = NAN;
+        b->baseline = NULL;
         if (!base || b->summary.n == 0)
             continue;
         b->baseline = base;
