@@ -167,6 +167,21 @@ static bool has_kind(const json_t *v, enum kind kind, long *item)
     }
 }
 
+/* What v is, for a message: its type, or its value when the type was right but the value not. */
+static const char *describe(const json_t *v, char *buf, size_t len)
+{
+    if (json_is_integer(v))
+        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) &&
+             fabs(json_real_value(v)) < 1e15)
+        snprintf(buf, len, "%.1f", json_real_value(v)); /* 4.0, which an integer field refuses */
+    else if (json_is_real(v))
+        snprintf(buf, len, "%g", json_real_value(v));
+    else
+        return type_name(v);
+    return buf;
+}
+
 /* What each item of an array kind must be. */
 static const char *item_text(enum kind kind)
 {
@@ -181,15 +196,17 @@ static int check_fields(const json_t *obj, const struct field *fields, const cha
     for (const struct field *f = fields; f->key; f++) {
         const json_t *v = json_object_get(obj, f->key);
         long item;
+        char value[64];
         if (!v)
             return fail(err, errlen, "%s: \"%s\" missing", where, f->key);
         if (has_kind(v, f->kind, &item))
             continue;
         if (item >= 0)
             return fail(err, errlen, "%s.%s[%ld]: %s expected, got %s", where, f->key, item,
-                        item_text(f->kind), type_name(json_array_get(v, (size_t)item)));
+                        item_text(f->kind),
+                        describe(json_array_get(v, (size_t)item), value, sizeof value));
         return fail(err, errlen, "%s.%s: %s expected, got %s", where, f->key, kind_text[f->kind],
-                    type_name(v));
+                    describe(v, value, sizeof value));
     }
     return 0;
 }
