@@ -496,6 +496,10 @@ int results_parse(const char *data, size_t len, struct results_file *out, char *
         return fail(err, errlen, "empty file");
     json_error_t jerr;
     json_t *doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
+    /* jansson says "end of file" or "end of input" when the text stops mid-document. */
+    if (!doc && (strstr(jerr.text, "end of file") || strstr(jerr.text, "end of input")))
+        return fail(err, errlen, "not valid JSON: it ends too early, truncated? (%s at line %d, "
+                    "column %d)", jerr.text, jerr.line, jerr.column);
     if (!doc)
         return fail(err, errlen, "not valid JSON: %s at line %d, column %d", jerr.text, jerr.line,
                     jerr.column);
