@@ -109,7 +109,7 @@ static const char *basis_phrase(enum compare_basis b)
 static void print_heading(FILE *out, const struct comparison *c, const struct compare_sources *src)
 {
     if (src->n_base > 1)
-        fprintf(out, "base: %s (%zu nights, %s to %s)\n", src->base_path, src->n_base,
+        fprintf(out, "base: %s (%zu runs, %s to %s)\n", src->base_path, src->n_base,
                 src->base[0]->date_utc, src->base[src->n_base - 1]->date_utc);
     else
         fprintf(out, "base: %s (%s)\n", src->base_files[0], src->base[0]->date_utc);
@@ -202,7 +202,7 @@ void print_compare_markdown(FILE *out, const struct comparison *c,
         fprintf(out, "%zu pairs regressed.\n\n", bad);
     fputs("Base: `", out);
     md_text(out, src->base_path);
-    fprintf(out, "` (%zu night%s, latest %s) · New: `", src->n_base, src->n_base == 1 ? "" : "s",
+    fprintf(out, "` (%zu run%s, latest %s) · New: `", src->n_base, src->n_base == 1 ? "" : "s",
             src->base[src->n_base - 1]->date_utc);
     md_text(out, src->new_path);
     fprintf(out, "` (%s) · threshold %.3g%% · verdicts by %s\n\n", src->new_->date_utc,
