@@ -53,10 +53,14 @@ static void print_compare_help(void)
 }
 
 static const struct option compare_options[] = {
-    {"threshold", required_argument, NULL, 't'}, {"last", required_argument, NULL, 'l'},
-    {"by", required_argument, NULL, 'b'},        {"format", required_argument, NULL, 'f'},
-    {"color", required_argument, NULL, 'c'},     {"seed", required_argument, NULL, 's'},
-    {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+    {"threshold", required_argument, NULL, 't'},
+    {"last", required_argument, NULL, 'l'},
+    {"by", required_argument, NULL, 'b'},
+    {"format", required_argument, NULL, 'f'},
+    {"color", required_argument, NULL, 'c'},
+    {"seed", required_argument, NULL, 's'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 #define BAD_VALUE(opt, what)                                                                       \
@@ -372,8 +376,8 @@ int cmd_compare(int argc, char **argv)
         } else {
             for (size_t i = 0; i < c.n_warnings; i++)
                 warn("compare: %s", c.warnings[i]);
-            struct compare_sources src = {a.base_path, (const char *const *)b.paths, base, b.n,
-                                          a.new_path, &new_run};
+            struct compare_sources src = {
+                a.base_path, (const char *const *)b.paths, base, b.n, a.new_path, &new_run};
             if (print_result(&a, &c, &src) == 0)
                 exit_code = c.counts[PAIR_REGRESSED] ? EXIT_REGRESSION : 0;
             comparison_free(&c);

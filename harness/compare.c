@@ -7,9 +7,9 @@
 #include <string.h>
 
 static const char *const status_names[PAIR_STATUSES] = {
-    [PAIR_UNCHANGED] = "unchanged",       [PAIR_REGRESSED] = "regressed",
-    [PAIR_IMPROVED] = "improved",         [PAIR_ONLY_BASE] = "only-in-base",
-    [PAIR_ONLY_NEW] = "only-in-new",      [PAIR_NO_DATA] = "no-data",
+    [PAIR_UNCHANGED] = "unchanged",  [PAIR_REGRESSED] = "regressed",
+    [PAIR_IMPROVED] = "improved",    [PAIR_ONLY_BASE] = "only-in-base",
+    [PAIR_ONLY_NEW] = "only-in-new", [PAIR_NO_DATA] = "no-data",
 };
 
 const char *pair_status_name(enum pair_status s)
@@ -69,8 +69,8 @@ static const char *kernel_of(const struct results_file *f)
 
 /* Whether any base night ran elsewhere than new_ by this field; warns once for it. */
 static bool differs(struct comparison *c, const struct results_file *const *base, size_t n_base,
-                    const struct results_file *new_, const char *(*field)(const struct results_file *),
-                    const char *what)
+                    const struct results_file *new_,
+                    const char *(*field)(const struct results_file *), const char *what)
 {
     for (size_t i = 0; i < n_base; i++) {
         const char *b = field(base[i]), *n = field(new_);
@@ -84,8 +84,7 @@ static bool differs(struct comparison *c, const struct results_file *const *base
 }
 
 static void resolve_basis(struct comparison *c, const struct results_file *const *base,
-                          size_t n_base, const struct results_file *new_,
-                          enum compare_basis asked)
+                          size_t n_base, const struct results_file *new_, enum compare_basis asked)
 {
     bool other_host = differs(c, base, n_base, new_, host_of, "host");
     bool other_cpu = differs(c, base, n_base, new_, cpu_of, "CPU");
@@ -148,11 +147,12 @@ static size_t collect_nights(const struct results_file *const *base, size_t n_ba
     size_t n = 0;
     for (size_t i = 0; i < n_base; i++) {
         const struct loaded_result *r = results_find(base[i], mechanism, label);
-        const struct loaded_result *p = den_process ? results_find(base[i], "process", label) : NULL;
+        const struct loaded_result *p =
+            den_process ? results_find(base[i], "process", label) : NULL;
         if (!usable(r) || (den_process && !usable(p)))
             continue;
-        nights[n++] = (struct stats_night){r->ok_times, r->n_ok, p ? p->ok_times : NULL,
-                                           p ? p->n_ok : 0};
+        nights[n++] =
+            (struct stats_night){r->ok_times, r->n_ok, p ? p->ok_times : NULL, p ? p->n_ok : 0};
     }
     return n;
 }
@@ -179,8 +179,9 @@ static double pooled_mann_whitney(const struct results_file *const *base, size_t
 static void note_drift(struct pair *p, double drift, const char *which, double threshold)
 {
     if (isfinite(drift) && fabs(drift - 1) > threshold)
-        add_note(p, "the %s run drifted %+.1f%% from its first third to its last: the machine "
-                    "was not steady",
+        add_note(p,
+                 "the %s run drifted %+.1f%% from its first third to its last: the machine "
+                 "was not steady",
                  which, (drift - 1) * 100);
 }
 
@@ -206,10 +207,10 @@ static enum pair_status status_of(const struct change *ch)
 }
 
 /* The pair of new_'s result nr against the base nights. */
-static int compare_pair(struct comparison *c, const struct results_file *const *base,
-                        size_t n_base, const struct results_file *new_,
-                        const struct loaded_result *nr, const struct compare_options *opt,
-                        struct stats_night *nights, struct pair *p)
+static int compare_pair(struct comparison *c, const struct results_file *const *base, size_t n_base,
+                        const struct results_file *new_, const struct loaded_result *nr,
+                        const struct compare_options *opt, struct stats_night *nights,
+                        struct pair *p)
 {
     p->p = p->drift_new = p->drift_base = NAN;
     const struct loaded_result *latest = NULL;
@@ -227,8 +228,8 @@ static int compare_pair(struct comparison *c, const struct results_file *const *
     uint64_t seed = pair_seed(opt->seed, nr->mechanism, nr->label);
     struct stats_night new_night = {nr->ok_times, nr->n_ok, NULL, 0};
     struct stats_side new_side = {&new_night, 1};
-    struct stats_side base_side = {nights, collect_nights(base, n_base, nr->mechanism, nr->label,
-                                                          false, nights)};
+    struct stats_side base_side = {
+        nights, collect_nights(base, n_base, nr->mechanism, nr->label, false, nights)};
     if (base_side.n_nights == 0) {
         p->status = PAIR_NO_DATA;
         why_no_data(p, latest, "base");
@@ -249,8 +250,8 @@ static int compare_pair(struct comparison *c, const struct results_file *const *
     if (strcmp(nr->mechanism, "process") != 0 && usable(np)) {
         struct stats_night new_over = {nr->ok_times, nr->n_ok, np->ok_times, np->n_ok};
         struct stats_side new_over_side = {&new_over, 1};
-        struct stats_side base_over = {nights, collect_nights(base, n_base, nr->mechanism,
-                                                              nr->label, true, nights)};
+        struct stats_side base_over = {
+            nights, collect_nights(base, n_base, nr->mechanism, nr->label, true, nights)};
         if (judge(&p->overhead, &base_over, &new_over_side, opt, seed + 1, c->level) < 0)
             return -1;
     }
@@ -268,12 +269,14 @@ static int compare_pair(struct comparison *c, const struct results_file *const *
     } else {
         p->status = status_of(by);
         if (by->shift.night_spread > opt->threshold / 2)
-            add_note(p, "its nights vary by %.1f%% (SD) from one to the next: a change much "
-                        "smaller than twice that cannot be told from noise",
+            add_note(p,
+                     "its nights vary by %.1f%% (SD) from one to the next: a change much "
+                     "smaller than twice that cannot be told from noise",
                      by->shift.night_spread * 100);
         else if ((by->shift.hi - by->shift.lo) / 2 > opt->threshold)
-            add_note(p, "the interval is wider than the threshold: more runs are needed to see "
-                        "a %.3g%% change",
+            add_note(p,
+                     "the interval is wider than the threshold: more runs are needed to see "
+                     "a %.3g%% change",
                      opt->threshold * 100);
         if (p->base_nights == 1 && p->status == PAIR_REGRESSED)
             add_note(p, "a one-run baseline knows nothing of how runs vary on this machine: a "
@@ -303,7 +306,8 @@ static size_t add_only_in_base(const struct results_file *const *base, size_t n_
                 continue;
             bool seen = false;
             for (size_t k = 0; k < n && !seen; k++)
-                seen = !strcmp(pairs[k].mechanism, r->mechanism) && !strcmp(pairs[k].label, r->label);
+                seen =
+                    !strcmp(pairs[k].mechanism, r->mechanism) && !strcmp(pairs[k].label, r->label);
             if (seen)
                 continue;
             memset(&pairs[n], 0, sizeof pairs[n]);

@@ -42,7 +42,7 @@ struct pair {
     struct change absolute; /* new median / base median */
     struct change overhead; /* (new / new's process) / (base / base's process) */
     double p;               /* Mann-Whitney, new against the base nights pooled; NAN if none */
-    double drift_new, drift_base; /* last third / first third of the run (latest base night) */
+    double drift_new, drift_base;      /* last third / first third of the run (latest base night) */
     size_t base_nights, n_base, n_new; /* successful samples: base over all its nights */
     char why[160];                     /* PAIR_NO_DATA: which side, and why */
     char notes[PAIR_NOTES][160];       /* drift, wide intervals: things a reader should know */

@@ -7,11 +7,21 @@
 #include "harness/results_json.h"
 #include "harness/table.h"
 
-enum { COL_MECH, COL_CASE, COL_BASE, COL_NEW, COL_CHANGE, COL_P, COL_OVER, COL_OVER_CHANGE,
-       COL_VERDICT, NCOLS };
+enum {
+    COL_MECH,
+    COL_CASE,
+    COL_BASE,
+    COL_NEW,
+    COL_CHANGE,
+    COL_P,
+    COL_OVER,
+    COL_OVER_CHANGE,
+    COL_VERDICT,
+    NCOLS
+};
 
 static const char *const headers[NCOLS] = {
-    "mechanism", "case", "base", "new", "change [95% CI]", "p", "× process: base → new",
+    "mechanism",       "case",   "base", "new", "change [95% CI]", "p", "× process: base → new",
     "change [95% CI]", "verdict"};
 
 struct row {
@@ -163,11 +173,11 @@ void print_compare_table(FILE *out, const struct comparison *c, const struct com
     }
     for (size_t i = 0; i < c->n_pairs; i++) {
         enum pair_status s = c->pairs[i].status;
-        const char *on = !color                 ? ""
-                         : s == PAIR_REGRESSED  ? "\033[1;31m"
-                         : s == PAIR_IMPROVED   ? "\033[32m"
-                         : s != PAIR_UNCHANGED  ? "\033[33m"
-                                                : "";
+        const char *on = !color                ? ""
+                         : s == PAIR_REGRESSED ? "\033[1;31m"
+                         : s == PAIR_IMPROVED  ? "\033[32m"
+                         : s != PAIR_UNCHANGED ? "\033[33m"
+                                               : "";
         for (int col = 0; col < NCOLS; col++) {
             if (col == COL_VERDICT)
                 fputs(on, out);
@@ -261,9 +271,9 @@ static json_t *pair_json(const struct pair *p)
     json_t *notes = json_array();
     for (size_t k = 0; k < p->n_notes; k++)
         json_array_append_new(notes, json_string(p->notes[k]));
-    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s}", "mechanism", p->mechanism, "family", p->family,
-                          "workload", p->workload, "case", p->label, "status",
-                          pair_status_name(p->status));
+    json_t *o =
+        json_pack("{s:s,s:s,s:s,s:s,s:s}", "mechanism", p->mechanism, "family", p->family,
+                  "workload", p->workload, "case", p->label, "status", pair_status_name(p->status));
     if (!o) {
         json_decref(notes);
         return NULL;
@@ -284,9 +294,9 @@ static json_t *pair_json(const struct pair *p)
 static json_t *run_json(const char *path, const struct results_file *f)
 {
     return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:b}", "file", path, "date_utc", f->date_utc,
-                     "git_commit", f->git_commit, "host", f->host, "kernel", f->kernel,
-                     "cpu_model", f->cpu_model ? json_string(f->cpu_model) : json_null(),
-                     "complete", f->complete);
+                     "git_commit", f->git_commit, "host", f->host, "kernel", f->kernel, "cpu_model",
+                     f->cpu_model ? json_string(f->cpu_model) : json_null(), "complete",
+                     f->complete);
 }
 
 json_t *compare_json(const struct comparison *c, const struct compare_sources *src)
@@ -318,8 +328,9 @@ json_t *compare_json(const struct comparison *c, const struct compare_sources *s
     json_object_set_new(doc, "threshold", json_real(c->threshold));
     json_object_set_new(doc, "level", json_real(c->level));
     json_object_set_new(doc, "basis", json_string(compare_basis_name(c->basis)));
-    json_object_set_new(doc, "rule", json_string("regressed: the interval of new/base lies above 1 "
-                                                 "and the estimate above 1 + threshold"));
+    json_object_set_new(doc, "rule",
+                        json_string("regressed: the interval of new/base lies above 1 "
+                                    "and the estimate above 1 + threshold"));
     json_object_set_new(doc, "warnings", warnings);
     json_object_set_new(doc, "summary", summary);
     json_object_set_new(doc, "regression", json_boolean(c->counts[PAIR_REGRESSED] > 0));

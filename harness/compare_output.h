@@ -10,7 +10,7 @@
 
 /* What was compared with what, for the headings. */
 struct compare_sources {
-    const char *base_path; /* the file or directory given */
+    const char *base_path;         /* the file or directory given */
     const char *const *base_files; /* the files used, oldest first */
     const struct results_file *const *base;
     size_t n_base;

@@ -63,16 +63,16 @@ enum kind {
     K_SECONDS_OR_NULL, /* number >= 0 or null */
     K_COUNT,           /* integer >= 0 */
     K_COUNT_OR_NULL,
-    K_POSITIVE,        /* integer >= 1 */
+    K_POSITIVE, /* integer >= 1 */
     K_INTEGER,
     K_BOOL,
     K_OBJECT,
     K_ARRAY,
-    K_INTERVAL,        /* null or [number, number] */
-    K_STRINGS,         /* array of strings */
+    K_INTERVAL, /* null or [number, number] */
+    K_STRINGS,  /* array of strings */
     K_STRINGS_OR_NULL,
-    K_SECONDS_ARRAY,   /* array of numbers >= 0 */
-    K_CODES,           /* array of integers or null */
+    K_SECONDS_ARRAY, /* array of numbers >= 0 */
+    K_CODES,         /* array of integers or null */
 };
 
 static const char *const kind_text[] = {
@@ -104,19 +104,21 @@ static bool is_seconds(const json_t *v)
     return json_is_number(v) && json_number_value(v) >= 0;
 }
 
+static bool item_ok(const json_t *item, enum kind kind)
+{
+    if (kind == K_SECONDS_ARRAY)
+        return is_seconds(item);
+    if (kind == K_CODES)
+        return json_is_integer(item) || json_is_null(item);
+    return json_is_string(item); /* K_STRINGS, K_STRINGS_OR_NULL */
+}
+
 /* For arrays: the index of the first bad item, or -1 when all are good. */
 static long bad_item(const json_t *a, enum kind kind)
 {
-    size_t i;
-    json_t *item;
-    json_array_foreach(a, i, item) {
-        bool ok = kind == K_STRINGS || kind == K_STRINGS_OR_NULL ? json_is_string(item)
-                  : kind == K_SECONDS_ARRAY                      ? is_seconds(item)
-                                                                 : json_is_integer(item) ||
-                                                                       json_is_null(item);
-        if (!ok)
+    for (size_t i = 0; i < json_array_size(a); i++)
+        if (!item_ok(json_array_get(a, i), kind))
             return (long)i;
-    }
     return -1;
 }
 
@@ -148,9 +150,9 @@ static bool has_kind(const json_t *v, enum kind kind, long *item)
     case K_ARRAY:
         return json_is_array(v);
     case K_INTERVAL:
-        return json_is_null(v) || (json_is_array(v) && json_array_size(v) == 2 &&
-                                   json_is_number(json_array_get(v, 0)) &&
-                                   json_is_number(json_array_get(v, 1)));
+        return json_is_null(v) ||
+               (json_is_array(v) && json_array_size(v) == 2 &&
+                json_is_number(json_array_get(v, 0)) && json_is_number(json_array_get(v, 1)));
     case K_STRINGS_OR_NULL:
         if (json_is_null(v))
             return true;
@@ -190,8 +192,8 @@ static const char *item_text(enum kind kind)
                                    : "a string";
 }
 
-static int check_fields(const json_t *obj, const struct field *fields, const char *where,
-                        char *err, size_t errlen)
+static int check_fields(const json_t *obj, const struct field *fields, const char *where, char *err,
+                        size_t errlen)
 {
     for (const struct field *f = fields; f->key; f++) {
         const json_t *v = json_object_get(obj, f->key);
@@ -212,20 +214,21 @@ static int check_fields(const json_t *obj, const struct field *fields, const cha
 }
 
 static const struct field meta_fields[] = {
-    {"sbxbench_version", K_STRING}, {"git_commit", K_STRING}, {"date_utc", K_STRING},
-    {"duration_s", K_SECONDS},      {"interrupted", K_BOOL},  {"host", K_OBJECT},
+    {"sbxbench_version", K_STRING}, {"git_commit", K_STRING},
+    {"date_utc", K_STRING},         {"duration_s", K_SECONDS},
+    {"interrupted", K_BOOL},        {"host", K_OBJECT},
     {"config", K_OBJECT},           {NULL, 0},
 };
 
 static const struct field host_fields[] = {
-    {"host", K_STRING},  {"kernel", K_STRING}, {"cpu_model", K_STRING_OR_NULL},
-    {"cores", K_POSITIVE}, {"tools", K_OBJECT}, {NULL, 0},
+    {"host", K_STRING},    {"kernel", K_STRING}, {"cpu_model", K_STRING_OR_NULL},
+    {"cores", K_POSITIVE}, {"tools", K_OBJECT},  {NULL, 0},
 };
 
 static const struct field config_fields[] = {
-    {"mechanisms", K_STRINGS}, {"workloads", K_STRINGS},       {"runs", K_COUNT_OR_NULL},
+    {"mechanisms", K_STRINGS},       {"workloads", K_STRINGS}, {"runs", K_COUNT_OR_NULL},
     {"min_time", K_SECONDS_OR_NULL}, {"warmup", K_COUNT},      {"order", K_STRING},
-    {"timeout", K_SECONDS},    {"seed", K_COUNT},              {NULL, 0},
+    {"timeout", K_SECONDS},          {"seed", K_COUNT},        {NULL, 0},
 };
 
 /* Every key results/schema.json requires of a result, with its type. */
@@ -290,8 +293,8 @@ static int load_meta(const json_t *meta, struct results_file *out, char *err, si
         return -1;
     const json_t *host = json_object_get(meta, "host");
     if (check_fields(host, host_fields, "meta.host", err, errlen) < 0 ||
-        check_fields(json_object_get(meta, "config"), config_fields, "meta.config", err,
-                     errlen) < 0)
+        check_fields(json_object_get(meta, "config"), config_fields, "meta.config", err, errlen) <
+            0)
         return -1;
     const char *date = json_string_value(json_object_get(meta, "date_utc"));
     if (!is_date_utc(date))
@@ -303,8 +306,7 @@ static int load_meta(const json_t *meta, struct results_file *out, char *err, si
     out->host = dup_string(json_object_get(host, "host"));
     out->kernel = dup_string(json_object_get(host, "kernel"));
     out->cpu_model = dup_string(json_object_get(host, "cpu_model")); /* NULL when null */
-    if (!out->date_utc || !out->sbxbench_version || !out->git_commit || !out->host ||
-        !out->kernel)
+    if (!out->date_utc || !out->sbxbench_version || !out->git_commit || !out->host || !out->kernel)
         return fail(err, errlen, "out of memory");
     return 0;
 }
@@ -318,9 +320,8 @@ static size_t count_value(const json_t *r, const char *key)
 static int load_failures(const json_t *failures, size_t runs, bool *failed_at, const char *where,
                          char *err, size_t errlen)
 {
-    size_t i;
-    json_t *f;
-    json_array_foreach(failures, i, f) {
+    for (size_t i = 0; i < json_array_size(failures); i++) {
+        const json_t *f = json_array_get(failures, i);
         if (!json_is_object(f))
             return fail(err, errlen, "%s.failures[%zu]: an object expected, got %s", where, i,
                         type_name(f));
@@ -343,7 +344,8 @@ static int load_failures(const json_t *failures, size_t runs, bool *failed_at, c
  * not one to judge a regression by. */
 static int check_counts(const json_t *r, const char *where, char *err, size_t errlen)
 {
-    size_t runs = count_value(r, "runs"), n = count_value(r, "n"), failed = count_value(r, "failed");
+    size_t runs = count_value(r, "runs"), n = count_value(r, "n"),
+           failed = count_value(r, "failed");
     size_t times = json_array_size(json_object_get(r, "times"));
     if (times != runs)
         return fail(err, errlen, "%s: %zu times but runs is %zu", where, times, runs);
@@ -368,8 +370,9 @@ static int load_result(const json_t *r, const char *where, struct loaded_result 
         return -1;
     const char *family = json_string_value(json_object_get(r, "family"));
     if (strcmp(family, "process") && strcmp(family, "namespace") && strcmp(family, "container"))
-        return fail(err, errlen, "%s.family: process, namespace or container expected, got \"%.40s\"",
-                    where, family);
+        return fail(err, errlen,
+                    "%s.family: process, namespace or container expected, got \"%.40s\"", where,
+                    family);
     out->skipped = json_is_true(json_object_get(r, "skipped"));
     const json_t *reason = json_object_get(r, "reason");
     if (out->skipped != json_is_string(reason))
@@ -429,15 +432,15 @@ static int check_unique(const struct results_file *f, char *err, size_t errlen)
     int rc = 0;
     for (size_t i = 1; i < f->n_results && rc == 0; i++)
         if (cmp_result_key(&sorted[i - 1], &sorted[i]) == 0)
-            rc = fail(err, errlen, "results[%zu]: mechanism \"%.60s\", case \"%.60s\" appears "
-                      "twice", (size_t)(sorted[i] - f->results), sorted[i]->mechanism,
-                      sorted[i]->label);
+            rc = fail(err, errlen,
+                      "results[%zu]: mechanism \"%.60s\", case \"%.60s\" appears "
+                      "twice",
+                      (size_t)(sorted[i] - f->results), sorted[i]->mechanism, sorted[i]->label);
     free(sorted);
     return rc;
 }
 
-static int load_results(const json_t *results, struct results_file *out, char *err,
-                        size_t errlen)
+static int load_results(const json_t *results, struct results_file *out, char *err, size_t errlen)
 {
     if (!json_is_array(results))
         return fail(err, errlen, "results: an array expected, got %s",
@@ -477,7 +480,8 @@ static int check_header(const json_t *doc, struct results_file *out, char *err, 
                     version ? type_name(version) : "nothing");
     out->version = (long)json_integer_value(version);
     if (out->version != RESULTS_SCHEMA_VERSION)
-        return fail(err, errlen, "schema_version %lld is not supported: this sbxbench reads "
+        return fail(err, errlen,
+                    "schema_version %lld is not supported: this sbxbench reads "
                     "version %d",
                     (long long)json_integer_value(version), RESULTS_SCHEMA_VERSION);
     const json_t *complete = json_object_get(doc, "complete");
@@ -488,8 +492,7 @@ static int check_header(const json_t *doc, struct results_file *out, char *err, 
     return 0;
 }
 
-int results_parse(const char *data, size_t len, struct results_file *out, char *err,
-                  size_t errlen)
+int results_parse(const char *data, size_t len, struct results_file *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     if (len == 0)
@@ -498,8 +501,10 @@ int results_parse(const char *data, size_t len, struct results_file *out, char *
     json_t *doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
     /* jansson says "end of file" or "end of input" when the text stops mid-document. */
     if (!doc && (strstr(jerr.text, "end of file") || strstr(jerr.text, "end of input")))
-        return fail(err, errlen, "not valid JSON: it ends too early, truncated? (%s at line %d, "
-                    "column %d)", jerr.text, jerr.line, jerr.column);
+        return fail(err, errlen,
+                    "not valid JSON: it ends too early, truncated? (%s at line %d, "
+                    "column %d)",
+                    jerr.text, jerr.line, jerr.column);
     if (!doc)
         return fail(err, errlen, "not valid JSON: %s at line %d, column %d", jerr.text, jerr.line,
                     jerr.column);

@@ -30,8 +30,7 @@ struct results_file {
 
 /* Parses and checks data[0..len). 0 on success; -1 with a one-line message in err (no file name:
  * the caller adds it). On failure *out holds nothing to free. */
-int results_parse(const char *data, size_t len, struct results_file *out, char *err,
-                  size_t errlen);
+int results_parse(const char *data, size_t len, struct results_file *out, char *err, size_t errlen);
 
 /* Reads path and parses it; an unreadable file is a one-line message like any other problem. */
 int results_load(const char *path, struct results_file *out, char *err, size_t errlen);

@@ -110,16 +110,16 @@ static double flag_rate(const struct scenario *sc)
 static void test_ten_percent_at_five_percent_cv_is_caught(void **state)
 {
     (void)state;
-    struct scenario sc = {"normal, +10% shift, CV 5%, n 200", NORMAL, NORMAL, 0.10, 0.05, 200,
-                          THRESHOLD};
+    struct scenario sc = {
+        "normal, +10% shift, CV 5%, n 200", NORMAL, NORMAL, 0.10, 0.05, 200, THRESHOLD};
     assert_true(flag_rate(&sc) >= 0.95);
 }
 
 static void test_equal_distributions_are_left_alone(void **state)
 {
     (void)state;
-    struct scenario sc = {"normal, no shift, CV 5%, n 200", NORMAL, NORMAL, 0, 0.05, 200,
-                          THRESHOLD};
+    struct scenario sc = {
+        "normal, no shift, CV 5%, n 200", NORMAL, NORMAL, 0, 0.05, 200, THRESHOLD};
     assert_true(flag_rate(&sc) <= 0.05);
 }
 
@@ -127,10 +127,20 @@ static void test_equal_distributions_are_left_alone(void **state)
 static void test_lognormal_with_outliers(void **state)
 {
     (void)state;
-    struct scenario shifted = {"lognormal+3% outliers, +10% shift, sigma 5%, n 200", LOGNORMAL,
-                               LOGNORMAL, 0.10, 0.05, 200, THRESHOLD};
-    struct scenario equal = {"lognormal+3% outliers, no shift, sigma 5%, n 200", LOGNORMAL,
-                             LOGNORMAL, 0, 0.05, 200, THRESHOLD};
+    struct scenario shifted = {"lognormal+3% outliers, +10% shift, sigma 5%, n 200",
+                               LOGNORMAL,
+                               LOGNORMAL,
+                               0.10,
+                               0.05,
+                               200,
+                               THRESHOLD};
+    struct scenario equal = {"lognormal+3% outliers, no shift, sigma 5%, n 200",
+                             LOGNORMAL,
+                             LOGNORMAL,
+                             0,
+                             0.05,
+                             200,
+                             THRESHOLD};
     assert_true(flag_rate(&shifted) >= 0.95);
     assert_true(flag_rate(&equal) <= 0.05);
 }
@@ -140,12 +150,12 @@ static void test_lognormal_with_outliers(void **state)
 static void test_calibration_without_threshold(void **state)
 {
     (void)state;
-    struct scenario normal = {"threshold 0: normal, no shift, CV 5%, n 200", NORMAL, NORMAL, 0,
-                              0.05, 200, 0};
-    struct scenario logn = {"threshold 0: lognormal+outliers, no shift, n 200", LOGNORMAL,
-                            LOGNORMAL, 0, 0.05, 200, 0};
-    struct scenario small = {"threshold 0: normal, no shift, CV 5%, n 30", NORMAL, NORMAL, 0,
-                             0.05, 30, 0};
+    struct scenario normal = {
+        "threshold 0: normal, no shift, CV 5%, n 200", NORMAL, NORMAL, 0, 0.05, 200, 0};
+    struct scenario logn = {
+        "threshold 0: lognormal+outliers, no shift, n 200", LOGNORMAL, LOGNORMAL, 0, 0.05, 200, 0};
+    struct scenario small = {
+        "threshold 0: normal, no shift, CV 5%, n 30", NORMAL, NORMAL, 0, 0.05, 30, 0};
     assert_true(flag_rate(&normal) <= 0.10);
     assert_true(flag_rate(&logn) <= 0.10);
     assert_true(flag_rate(&small) <= 0.12);
@@ -175,8 +185,8 @@ static void test_power_curve(void **state)
 static void test_autocorrelated_runs(void **state)
 {
     (void)state;
-    struct scenario sc = {"threshold 0: AR(1) rho 0.8, no shift, CV 5%, n 200", AR1, AR1, 0, 0.05,
-                          200, 0};
+    struct scenario sc = {
+        "threshold 0: AR(1) rho 0.8, no shift, CV 5%, n 200", AR1, AR1, 0, 0.05, 200, 0};
     assert_true(flag_rate(&sc) <= 0.15);
 }
 
@@ -194,8 +204,13 @@ static void test_drift_is_measured(void **state)
     generate(&r, NORMAL, 1e-3, 0.02, x, 300);
     assert_true(fabs(stats_drift(x, 300) - 1) < 0.01);
     assert_true(isnan(stats_drift(x, 5)));
-    struct scenario sc = {"drifting new run (0 to +10%) vs steady base, CV 5%, n 200", NORMAL,
-                          LINEAR_DRIFT, 0, 0.05, 200, THRESHOLD};
+    struct scenario sc = {"drifting new run (0 to +10%) vs steady base, CV 5%, n 200",
+                          NORMAL,
+                          LINEAR_DRIFT,
+                          0,
+                          0.05,
+                          200,
+                          THRESHOLD};
     flag_rate(&sc);
 }
 
