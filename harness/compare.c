@@ -185,6 +185,21 @@ static void note_drift(struct pair *p, double drift, const char *which, double t
                  which, (drift - 1) * 100);
 }
 
+/* Why an unchanged verdict may not mean much: the nights vary a lot, or the run was too short. */
+static void note_blind_spot(struct pair *p, const struct stats_shift *s, double threshold)
+{
+    if (s->night_spread > threshold / 2)
+        add_note(p,
+                 "its nights vary by %.1f%% (SD) from one to the next: a change much smaller "
+                 "than twice that cannot be told from noise",
+                 s->night_spread * 100);
+    else if ((s->hi - s->lo) / 2 > threshold)
+        add_note(p,
+                 "the interval is wider than the threshold: more runs are needed to see a "
+                 "%.3g%% change",
+                 threshold * 100);
+}
+
 static void why_no_data(struct pair *p, const struct loaded_result *r, const char *side)
 {
     if (r->skipped)
@@ -268,16 +283,8 @@ static int compare_pair(struct comparison *c, const struct results_file *const *
                                             : "a median of zero: the times are not usable");
     } else {
         p->status = status_of(by);
-        if (by->shift.night_spread > opt->threshold / 2)
-            add_note(p,
-                     "its nights vary by %.1f%% (SD) from one to the next: a change much "
-                     "smaller than twice that cannot be told from noise",
-                     by->shift.night_spread * 100);
-        else if ((by->shift.hi - by->shift.lo) / 2 > opt->threshold)
-            add_note(p,
-                     "the interval is wider than the threshold: more runs are needed to see "
-                     "a %.3g%% change",
-                     opt->threshold * 100);
+        if (p->status == PAIR_UNCHANGED)
+            note_blind_spot(p, &by->shift, opt->threshold);
         if (p->base_nights == 1 && p->status == PAIR_REGRESSED)
             add_note(p, "a one-run baseline knows nothing of how runs vary on this machine: a "
                         "directory of several runs as BASE does");
@@ -319,6 +326,24 @@ static size_t add_only_in_base(const struct results_file *const *base, size_t n_
     return n;
 }
 
+/* The plain process is not sandboxed: when it moves, so did the machine (its load, kernel or CPU),
+ * and every absolute verdict carries that along. Say so, and point at what does not. */
+static void warn_if_process_moved(struct comparison *c, double threshold)
+{
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        const struct pair *p = &c->pairs[i];
+        const struct stats_shift *s = &p->absolute.shift;
+        if (strcmp(p->mechanism, "process") != 0 || !p->absolute.valid ||
+            p->absolute.verdict == VERDICT_UNCHANGED || fabs(s->ratio - 1) <= 2 * threshold)
+            continue;
+        add_warning(c,
+                    "process × %.60s itself changed by %+.0f%%: the machine (load, kernel or CPU) "
+                    "is not what it was for the baseline; the overheads (× process) show what "
+                    "the sandboxes did",
+                    p->label, (s->ratio - 1) * 100);
+    }
+}
+
 int compare_runs(const struct results_file *const *base, size_t n_base,
                  const struct results_file *new_, const struct compare_options *opt,
                  struct comparison *out)
@@ -347,6 +372,7 @@ int compare_runs(const struct results_file *const *base, size_t n_base,
         }
     }
     free(nights);
+    warn_if_process_moved(out, opt->threshold);
     out->n_pairs = add_only_in_base(base, n_base, new_, out->pairs, out->n_pairs);
     for (size_t i = 0; i < out->n_pairs; i++)
         out->counts[out->pairs[i].status]++;

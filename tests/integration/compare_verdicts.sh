@@ -75,6 +75,14 @@ grep -q '"basis": "overhead"' "$TMP/out.json" || die "basis not overhead"
 json_compare 1 "$TMP/base.json" "$TMP/other-slow.json"
 [ "$(verdict bwrap)" = regressed ] || die "other host, bwrap overhead +10%: $(verdict bwrap)"
 json_compare 1 --by=absolute "$TMP/base.json" "$TMP/other.json"
+# The same host 30% slower across the board (a loaded machine): regressions in absolute time, and a
+# warning that the plain process itself moved, pointing at the overheads, which did not.
+"$MAKE" "$TMP/loaded.json" --seed 9 "${mechs[@]}" --shift process=0.3 --shift sh=0.3 --shift bwrap=0.3
+json_compare 1 "$TMP/base.json" "$TMP/loaded.json"
+grep -q 'warning: compare: process × true itself changed by +[23][0-9]%' "$TMP/err" || die "no process warning: $(cat "$TMP/err")"
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert all(p["overhead"]["verdict"] == "unchanged" for p in d["pairs"] if p["overhead"]), d["pairs"]' "$TMP/out.json" \
+    || die "loaded machine: overheads should be unchanged"
 
 # History: five nights, one of them 30% slow for bwrap, plus an interrupted one; tonight's file
 # in the same directory is left out of its own baseline.
