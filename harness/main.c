@@ -17,6 +17,7 @@ struct command {
 static const struct command commands[] = {
     {"run", cmd_run, "measure workloads under sandboxing mechanisms"},
     {"list", cmd_list, "list mechanisms and workloads and whether they can run here"},
+    {"reproduce", cmd_reproduce, "re-measure the published sandboxing table, side by side"},
     {NULL, NULL, NULL},
 };
 
