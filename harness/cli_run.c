@@ -8,6 +8,7 @@
 #include "harness/config.h"
 #include "harness/parse.h"
 #include "harness/usage.h"
+#include "workloads/inputs/tree.h"
 
 void print_run_help(void)
 {
@@ -40,7 +41,9 @@ void print_run_help(void)
         "      --path-dirs=N      process-path: N missing directories in front of PATH (default: 0)\n"
         "      --spawn=METHOD     how commands are started: posix_spawn (default) or fork\n"
         "      --seccomp=POLICY   inproc: none, default or a policy file (default: default)\n"
-        "      --staging=METHOD   how inputs are made visible in a sandbox (default: root)\n"
+        "      --staging=LIST     inputs: how a sandbox shows the inputs, one case each: root,\n"
+        "                         per-file, bind-each, open-tree, symlinks, overlay (default:\n"
+        "                         root; docs/scaling.md)\n"
         "      --cache-dir=DIR    images, bundles and generated inputs (default: ~/.cache/sbxbench)\n"
         "\n"
         "Workload settings:\n"
@@ -49,10 +52,10 @@ void print_run_help(void)
         "      --render-threads=N render: threads (default: the renderer's)\n"
         "      --pipe-sizes=LIST  pipe: buffer sizes in bytes\n"
         "      --pipe-bytes=N     pipe: bytes moved per sample\n"
-        "      --inputs=LIST      inputs: file counts, e.g. 1,10,100,1000\n"
+        "      --inputs=LIST      inputs: file counts, e.g. 1,10,100,1000 (up to %d)\n"
         "\n"
         "Run 'sbxbench list' to see every mechanism and workload and whether it can run here.\n",
-        DEFAULT_RUNS, DEFAULT_WARMUP, DEFAULT_TIMEOUT);
+        DEFAULT_RUNS, DEFAULT_WARMUP, DEFAULT_TIMEOUT, INPUTS_MAX);
 }
 
 enum {
@@ -191,11 +194,41 @@ void run_config_defaults(struct run_config *cfg)
     cfg->color = isatty(1);
     cfg->ropts.spawn = SPAWN_POSIX_SPAWN;
     cfg->ropts.seccomp = "default";
-    cfg->ropts.staging = "root";
+    cfg->ropts.staging = cfg->wopts.staging = "root";
     cfg->wopts.render_size = 256;
     cfg->wopts.pipe_sizes = "4,16,64,256,1024,4096,16384,65536";
     cfg->wopts.pipe_bytes = 16LL << 20;
     cfg->wopts.inputs = "1,10,100,1000";
+}
+
+/* --inputs and --staging: each item valid and given once; 0, or 2 with the message printed. */
+static int check_inputs_list(const char *option, const char *arg)
+{
+    char **items = parse_list(arg);
+    if (!items) {
+        usage_error("run: %s: empty item in list '%s'", option, arg);
+        return 2;
+    }
+    int rc = 0;
+    for (size_t i = 0; items[i] && rc == 0; i++) {
+        long n;
+        if (strcmp(option, "--inputs") == 0 && !parse_long(items[i], 1, INPUTS_MAX, &n)) {
+            usage_error("run: --inputs: a count from 1 to %d expected, got '%s'", INPUTS_MAX,
+                        items[i]);
+            rc = 2;
+        } else if (strcmp(option, "--staging") == 0 && staging_from_name(items[i]) < 0) {
+            usage_error("run: --staging: unknown method '%s' (%s)", items[i], staging_names());
+            rc = 2;
+        }
+        for (size_t j = 0; j < i && rc == 0; j++) {
+            if (strcmp(items[i], items[j]) == 0) {
+                usage_error("run: %s: '%s' is listed twice", option, items[i]);
+                rc = 2;
+            }
+        }
+    }
+    strv_free(items);
+    return rc;
 }
 
 #define BAD_NUMBER(opt, what)                                                                      \
@@ -278,8 +311,8 @@ static int parse_one(int c, struct run_config *cfg, bool *runs_given)
         cfg->ropts.seccomp = optarg;
         return 0;
     case OPT_STAGING:
-        cfg->ropts.staging = optarg;
-        return 0;
+        cfg->ropts.staging = cfg->wopts.staging = optarg;
+        return check_inputs_list("--staging", optarg);
     case OPT_CACHE_DIR:
         cfg->ropts.cache_dir = cfg->wopts.cache_dir = optarg;
         return 0;
@@ -324,7 +357,7 @@ static int parse_one(int c, struct run_config *cfg, bool *runs_given)
         return 0;
     case OPT_INPUTS:
         cfg->wopts.inputs = optarg;
-        return 0;
+        return check_inputs_list("--inputs", optarg);
     default:
         usage_error("run: unknown option (see 'sbxbench run --help')");
         return 2;

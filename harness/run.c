@@ -153,6 +153,12 @@ int run_plan(struct run *run, struct run_config *cfg)
                     skip(b, why);
                     continue;
                 }
+                char no_staging[256];
+                if (!runner_can_stage(b->runner, &b->wcase->action, no_staging,
+                                      sizeof no_staging)) {
+                    skip(b, no_staging);
+                    continue;
+                }
                 b->job.runner = b->runner;
                 b->job.opts = &cfg->ropts;
                 b->job.action = &b->wcase->action;

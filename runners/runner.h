@@ -37,6 +37,7 @@ struct runner_job {
     char **envp;       /* NULL: the action's environment */
     bool use_path;
     void *priv;        /* the runner's own state */
+    int pass_fd;       /* > 2: a descriptor the command inherits at that number; 0: none */
 };
 
 struct runner {
@@ -44,6 +45,8 @@ struct runner {
     const char *summary;
     /* "process", "namespace" or "container": reports put containers on their own scale. */
     const char *family;
+    /* The staging methods it has besides STAGING_ROOT (STAGING_BIT each); 0: root only. */
+    unsigned stagings;
     /* Whether it can run here; if not, why, in a few words a user can act on. */
     bool (*available)(const struct runner_options *opts, char *why, size_t whylen);
     /* Builds job->argv and whatever the runner needs; -1 with eb filled on failure. */
@@ -56,6 +59,9 @@ struct runner {
     /* Optional: release what prepare made. job->argv and envp are freed by the harness. */
     void (*cleanup)(struct runner_job *job);
 };
+
+/* Whether r can stage a's inputs as a asks; if not, why in why. */
+bool runner_can_stage(const struct runner *r, const struct action *a, char *why, size_t whylen);
 
 /* The table of every mechanism, in the order reports list them. */
 extern const struct runner *const runner_table[];

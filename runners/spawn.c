@@ -56,6 +56,8 @@ static pid_t spawn_posix(const struct runner_job *job, const struct stdio_fds *f
     posix_spawn_file_actions_adddup2(&fa, fds->in, 0);
     posix_spawn_file_actions_adddup2(&fa, fds->out, 1);
     posix_spawn_file_actions_adddup2(&fa, fds->err, 2);
+    if (job->pass_fd > 2) /* dup2 onto itself clears FD_CLOEXEC: the command inherits it */
+        posix_spawn_file_actions_adddup2(&fa, job->pass_fd, job->pass_fd);
     if (job->action && job->action->cwd)
         posix_spawn_file_actions_addchdir_np(&fa, job->action->cwd);
 
@@ -83,6 +85,8 @@ static void child_setup_and_exec(const struct runner_job *job, const struct stdi
     sigprocmask(SIG_SETMASK, &set, NULL);
     setpgid(0, 0);
     if (dup2(fds->in, 0) < 0 || dup2(fds->out, 1) < 0 || dup2(fds->err, 2) < 0)
+        _exit(125);
+    if (job->pass_fd > 2 && fcntl(job->pass_fd, F_SETFD, 0) < 0)
         _exit(125);
     if (job->action && job->action->cwd && chdir(job->action->cwd) < 0)
         _exit(125);

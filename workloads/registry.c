@@ -4,9 +4,11 @@
 #include <string.h>
 
 extern const struct workload workload_true;
+extern const struct workload workload_inputs;
 
 const struct workload *const workload_table[] = {
     &workload_true,
+    &workload_inputs,
     NULL,
 };
 

@@ -16,6 +16,7 @@ struct workload_options {
     const char *pipe_sizes;   /* pipe: buffer sizes, "4,16,...,65536" */
     long long pipe_bytes;     /* pipe: volume moved per sample */
     const char *inputs;       /* inputs: counts, "1,10,100" */
+    const char *staging;      /* inputs: staging methods, "root,per-file" (runners/action.h) */
     const char *cache_dir;    /* generated inputs, compiled objects */
     const char *exe_dir;      /* where sbxbench's own binaries are (sbx-render, helpers) */
 };
