@@ -76,8 +76,8 @@ static int add_cases(struct run *run, const struct workload *w, char *why, size_
 {
     struct errbuf eb = {{0}};
     size_t before = run->n_cases;
-    if (!w->available(&run->cfg->wopts, why, whylen) ||
-        w->prepare(&run->cfg->wopts, &run->cases, &run->n_cases, &eb) < 0) {
+    if (!workload_available(w, &run->cfg->wopts, why, whylen) ||
+        workload_prepare(w, &run->cfg->wopts, &run->cases, &run->n_cases, &eb) < 0) {
         if (eb.msg[0])
             snprintf(why, whylen, "%s", eb.msg);
         /* A stand-in case so that the workload still shows, as skipped, under every mechanism. */
@@ -144,6 +144,8 @@ int run_plan(struct run *run, struct run_config *cfg)
                 b->workload = workload_find(cfg->workloads[w]);
                 b->wcase = &run->cases[c];
                 b->ratio = b->ratio_lo = b->ratio_hi = NAN;
+                b->overhead_s = b->overhead_fraction = NAN;
+                b->overhead_fraction_lo = b->overhead_fraction_hi = NAN;
                 const char *why = NULL;
                 if (!run->case_owner[c]) {
                     skip(b, workload_why[w]);
@@ -478,6 +480,8 @@ int run_summarize(struct run *run)
             continue;
         b->baseline = base;
         b->ratio = b->summary.median / base->summary.median;
+        b->overhead_s = b->summary.median - base->summary.median;
+        b->overhead_fraction = b->overhead_s / b->summary.median;
         size_t nb, nn;
         double *bt = bench_ok_times(base, &nb), *nt = bench_ok_times(b, &nn);
         int rc = bt && nt ? stats_ratio_ci(nt, nn, bt, nb, STATS_LEVEL, STATS_RESAMPLES,
@@ -488,6 +492,9 @@ int run_summarize(struct run *run)
         free(nt);
         if (rc < 0)
             return -1;
+        /* overhead / median(mechanism) = 1 - 1/ratio, so the ratio's interval maps onto it. */
+        b->overhead_fraction_lo = 1 - 1 / b->ratio_lo;
+        b->overhead_fraction_hi = 1 - 1 / b->ratio_hi;
     }
     return 0;
 }
