@@ -46,6 +46,7 @@ struct parser {
     const struct wl_vars *vars;
     struct wl_desc *d;
     struct errbuf *eb;
+    char origin[64]; /* " (from --pipe-sizes)": where a param's values came from, for messages */
 };
 
 static int perr(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -57,7 +58,28 @@ static int perr(struct parser *ps, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return err_msg(ps->eb, "%s:%u: %s", ps->path, ps->lineno, what);
+    return err_msg(ps->eb, "%s:%u: %s%s", ps->path, ps->lineno, what, ps->origin);
+}
+
+/* The options a param line's values come from, so that a bad --pipe-sizes is reported as such. */
+static void note_origin(struct parser *ps, const char *rest)
+{
+    static const char *const options[] = {"pipe_sizes",     "pipe_bytes", "render_size",
+                                          "render_threads", "inputs",     "render_vm"};
+    ps->origin[0] = '\0';
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+        char ref[32];
+        snprintf(ref, sizeof ref, "${%s}", options[i]);
+        if (!strstr(rest, ref))
+            continue;
+        size_t n = strlen(ps->origin);
+        snprintf(ps->origin + n, sizeof ps->origin - n, "%s--%s", n ? ", " : " (from ", options[i]);
+        for (char *c = ps->origin + n; *c; c++)
+            if (*c == '_')
+                *c = '-';
+    }
+    if (ps->origin[0])
+        strncat(ps->origin, ")", sizeof ps->origin - strlen(ps->origin) - 1);
 }
 
 static int oom(struct parser *ps)
@@ -123,8 +145,6 @@ static int split_values(struct parser *ps, struct wl_param *p, const struct wl_t
         }
     }
     p->n_values = strv_len(p->values);
-    if (p->n_values == 0)
-        return perr(ps, "param %s: no values", p->name);
     for (size_t i = 0; i < p->n_values; i++)
         for (size_t j = 0; j < i; j++)
             if (strcmp(p->values[i], p->values[j]) == 0)
@@ -194,15 +214,22 @@ static int parse_param(struct parser *ps, const char *rest)
     size_t end = t.n;
     long long lo = 0, hi = 0;
     bool ranged = t.n >= 4 && strcmp(t.v[t.n - 2].text, "in") == 0;
+    for (size_t i = 1; i < t.n; i++)
+        if (strcmp(t.v[i].text, "in") == 0 && !(ranged && i == t.n - 2)) {
+            perr(ps, "param %s: 'in MIN..MAX' comes last, after at least one value", p->name);
+            goto out;
+        }
     if (ranged) {
         end = t.n - 2;
         if (parse_range(ps, t.v[t.n - 1].text, &lo, &hi) < 0)
             goto out;
     }
+    note_origin(ps, rest);
     if (split_values(ps, p, &t, 1, end) < 0 || check_values(ps, p, ranged, lo, hi) < 0)
         goto out;
     rc = 0;
 out:
+    ps->origin[0] = '\0';
     wl_tokens_free(&t);
     return rc;
 }
@@ -304,7 +331,7 @@ static int name_from_path(struct parser *ps, const char *path)
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     size_t n = strlen(base);
-    if (n > 3 && strcmp(base + n - 3, ".wl") == 0)
+    if (n >= 3 && strcmp(base + n - 3, ".wl") == 0)
         n -= 3;
     if (n == 0)
         return err_msg(ps->eb, "%s: a workload file needs a name before '.wl'", path);
@@ -353,34 +380,56 @@ static int finish(struct parser *ps)
     return 0;
 }
 
+/* The next logical line from *p into *buf: physical lines joined where one ends with a backslash,
+ * as in a shell; a final carriage return (CRLF files) is dropped. Returns the physical lines used. */
+static unsigned next_line(const char **p, char **buf, size_t *cap)
+{
+    size_t len = 0;
+    unsigned used = 0;
+    for (;;) {
+        const char *nl = strchr(*p, '\n');
+        size_t n = nl ? (size_t)(nl - *p) : strlen(*p);
+        const char *start = *p;
+        *p += n + (nl ? 1 : 0);
+        used++;
+        if (n && start[n - 1] == '\r')
+            n--;
+        bool continued = n && start[n - 1] == '\\' && nl;
+        if (continued)
+            n--;
+        if (len + n + 1 > *cap) {
+            size_t grown_cap = 2 * (len + n + 1);
+            char *grown = realloc(*buf, grown_cap);
+            if (!grown)
+                return 0;
+            *buf = grown;
+            *cap = grown_cap;
+        }
+        memcpy(*buf + len, start, n);
+        len += n;
+        (*buf)[len] = '\0';
+        if (!continued)
+            return used;
+    }
+}
+
 static int parse_text(struct parser *ps, const char *text)
 {
-    char *copy = strdup(text);
-    if (!copy)
-        return err_sys(ps->eb, "load", ps->path, ENOMEM);
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned lineno = 1;
     int rc = 0;
-    unsigned next_lineno = 1;
-    for (char *line = copy, *next; line && rc == 0; line = next) {
-        ps->lineno = next_lineno;
-        /* A backslash just before the newline joins the next line, as in a shell. */
-        char *end = line;
-        for (;;) {
-            end = strchr(end, '\n');
-            next_lineno++;
-            if (!end || end == line || end[-1] != '\\')
-                break;
-            memmove(end - 1, end + 1, strlen(end + 1) + 1);
-            end--;
+    for (const char *p = text; *p && rc == 0;) {
+        unsigned used = next_line(&p, &line, &cap);
+        if (!used) {
+            rc = err_sys(ps->eb, "load", ps->path, ENOMEM);
+            break;
         }
-        next = end ? end + 1 : NULL;
-        if (end)
-            *end = '\0';
-        size_t n = strlen(line);
-        if (n && line[n - 1] == '\r')
-            line[n - 1] = '\0';
+        ps->lineno = lineno;
+        lineno += used;
         rc = parse_line(ps, line);
     }
-    free(copy);
+    free(line);
     return rc < 0 ? -1 : finish(ps);
 }
 

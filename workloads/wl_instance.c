@@ -199,7 +199,9 @@ static int redir_target(struct inst *in, enum pl_redir_kind kind, const struct w
 {
     if (!t || t->kind != WL_WORD)
         return ierr(in, "run: '%s' needs a file name after it", pl_redir_op(kind));
-    if (existing_path(in, pl_redir_op(kind), t->text, kind == PL_IN) < 0)
+    char what[16];
+    snprintf(what, sizeof what, "run: '%s'", pl_redir_op(kind));
+    if (existing_path(in, what, t->text, kind == PL_IN) < 0)
         return -1;
     return (*path = keep(in, t->text)) ? 0 : -1;
 }
