@@ -133,6 +133,19 @@ rc=$?
 grep -q "param buffer: 0 is outside 1..16777216 (from --pipe-sizes)" "$work/err.txt" ||
     fail "--pipe-sizes=4,0: $(cat "$work/err.txt")"
 
+# Workload lists: duplicates and empty items are usage errors; 'all' holds the built-ins.
+"$sbxbench" run -m process -w pipe,pipe -n 1 2>"$work/err.txt"
+[ $? = 2 ] && grep -q "'pipe' is listed twice" "$work/err.txt" || fail "-w pipe,pipe: $(cat "$work/err.txt")"
+"$sbxbench" run -m process -w true, -n 1 2>"$work/err.txt"
+[ $? = 2 ] && grep -q "empty name" "$work/err.txt" || fail "-w true,: $(cat "$work/err.txt")"
+"$sbxbench" run -m process -w all --pipe-sizes=65536 --pipe-bytes=65536 -n 1 --warmup 0 \
+    --format json >"$work/all.json" 2>"$work/err.txt" || fail "-w all: $(cat "$work/err.txt")"
+$py -c '
+import json, sys
+cases = {r["case"] for r in json.load(open(sys.argv[1]))["results"]}
+sys.exit(0 if {"true", "cc", "pipe/65536"} <= cases else f"-w all ran {sorted(cases)}")
+' "$work/all.json" || failures=$((failures + 1))
+
 if [ "$failures" -gt 0 ]; then
     echo "$failures check(s) failed"
     exit 1
