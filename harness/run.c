@@ -104,6 +104,20 @@ static int add_cases(struct run *run, const struct workload *w, char *why, size_
     return 0;
 }
 
+/* A configuration built without parse_run_args (reproduce) names workloads that nothing has
+ * loaded yet; parse_run_args's are found at once. */
+static int resolve_workloads(const struct run_config *cfg)
+{
+    for (size_t i = 0; cfg->workloads && cfg->workloads[i]; i++) {
+        struct errbuf eb = {{0}};
+        if (!workload_resolve(cfg->workloads[i], &cfg->wopts, &eb)) {
+            usage_error("%s", eb.msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int run_plan(struct run *run, struct run_config *cfg)
 {
     memset(run, 0, sizeof *run);
@@ -112,6 +126,8 @@ int run_plan(struct run *run, struct run_config *cfg)
         cfg->ropts.cache_dir = cfg->wopts.cache_dir = default_cache_dir();
     cfg->wopts.exe_dir = exe_dir();
     cfg->ropts.timeout = cfg->timeout;
+    if (resolve_workloads(cfg) < 0)
+        return -1;
 
     size_t n_workloads = strv_len(cfg->workloads);
     char (*workload_why)[512] = calloc(n_workloads ? n_workloads : 1, sizeof *workload_why);
