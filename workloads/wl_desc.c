@@ -381,7 +381,8 @@ static int finish(struct parser *ps)
 }
 
 /* The next logical line from *p into *buf: physical lines joined where one ends with a backslash,
- * as in a shell; a final carriage return (CRLF files) is dropped. Returns the physical lines used. */
+ * as in a shell; a final carriage return (CRLF files) is dropped. Returns the physical lines used.
+ */
 static unsigned next_line(const char **p, char **buf, size_t *cap)
 {
     size_t len = 0;
