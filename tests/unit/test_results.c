@@ -20,7 +20,8 @@
 
 extern const struct runner runner_process;
 extern const struct runner runner_bwrap;
-extern const struct workload workload_true;
+/* true is a description file now (workloads/true.wl); the results only need its name. */
+static const struct workload workload_true = {.name = "true", .summary = "true(1)"};
 
 struct fixture {
     struct run_config cfg;
