@@ -76,8 +76,8 @@ static int add_cases(struct run *run, const struct workload *w, char *why, size_
 {
     struct errbuf eb = {{0}};
     size_t before = run->n_cases;
-    if (!w->available(&run->cfg->wopts, why, whylen) ||
-        w->prepare(&run->cfg->wopts, &run->cases, &run->n_cases, &eb) < 0) {
+    if (!workload_available(w, &run->cfg->wopts, why, whylen) ||
+        workload_prepare(w, &run->cfg->wopts, &run->cases, &run->n_cases, &eb) < 0) {
         if (eb.msg[0])
             snprintf(why, whylen, "%s", eb.msg);
         /* A stand-in case so that the workload still shows, as skipped, under every mechanism. */
@@ -104,6 +104,20 @@ static int add_cases(struct run *run, const struct workload *w, char *why, size_
     return 0;
 }
 
+/* A configuration built without parse_run_args (reproduce) names workloads that nothing has
+ * loaded yet; parse_run_args's are found at once. */
+static int resolve_workloads(const struct run_config *cfg)
+{
+    for (size_t i = 0; cfg->workloads && cfg->workloads[i]; i++) {
+        struct errbuf eb = {{0}};
+        if (!workload_resolve(cfg->workloads[i], &cfg->wopts, &eb)) {
+            usage_error("%s", eb.msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int run_plan(struct run *run, struct run_config *cfg)
 {
     memset(run, 0, sizeof *run);
@@ -112,6 +126,8 @@ int run_plan(struct run *run, struct run_config *cfg)
         cfg->ropts.cache_dir = cfg->wopts.cache_dir = default_cache_dir();
     cfg->wopts.exe_dir = exe_dir();
     cfg->ropts.timeout = cfg->timeout;
+    if (resolve_workloads(cfg) < 0)
+        return -1;
 
     size_t n_workloads = strv_len(cfg->workloads);
     char (*workload_why)[512] = calloc(n_workloads ? n_workloads : 1, sizeof *workload_why);
@@ -144,6 +160,8 @@ int run_plan(struct run *run, struct run_config *cfg)
                 b->workload = workload_find(cfg->workloads[w]);
                 b->wcase = &run->cases[c];
                 b->ratio = b->ratio_lo = b->ratio_hi = NAN;
+                b->overhead_s = b->overhead_fraction = NAN;
+                b->overhead_fraction_lo = b->overhead_fraction_hi = NAN;
                 const char *why = NULL;
                 if (!run->case_owner[c]) {
                     skip(b, workload_why[w]);
@@ -484,6 +502,8 @@ int run_summarize(struct run *run)
             continue;
         b->baseline = base;
         b->ratio = b->summary.median / base->summary.median;
+        b->overhead_s = b->summary.median - base->summary.median;
+        b->overhead_fraction = b->overhead_s / b->summary.median;
         size_t nb, nn;
         double *bt = bench_ok_times(base, &nb), *nt = bench_ok_times(b, &nn);
         int rc = bt && nt ? stats_ratio_ci(nt, nn, bt, nb, STATS_LEVEL, STATS_RESAMPLES,
@@ -494,6 +514,9 @@ int run_summarize(struct run *run)
         free(nt);
         if (rc < 0)
             return -1;
+        /* overhead / median(mechanism) = 1 - 1/ratio, so the ratio's interval maps onto it. */
+        b->overhead_fraction_lo = 1 - 1 / b->ratio_lo;
+        b->overhead_fraction_hi = 1 - 1 / b->ratio_hi;
     }
     return 0;
 }
