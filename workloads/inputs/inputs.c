@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "runners/runner.h"
+#include "workloads/described.h"
 #include "workloads/inputs/tree.h"
 #include "workloads/workload.h"
 
@@ -24,8 +25,7 @@ struct inputs_case {
 
 static int reader_path(const struct workload_options *opts, char *buf, size_t len)
 {
-    return snprintf(buf, len, "%s/%s", opts->exe_dir ? opts->exe_dir : ".", READER) < (int)len ? 0
-                                                                                               : -1;
+    return snprintf(buf, len, "%s/%s", described_exe_dir(opts), READER) < (int)len ? 0 : -1;
 }
 
 static bool inputs_available(const struct workload_options *opts, char *why, size_t whylen)

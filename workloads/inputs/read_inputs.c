@@ -5,7 +5,8 @@
  * Opens, reads and closes inputs 0..N-1 of the generated tree at ROOT, checking each file's content
  * against what its path says it must be, and prints one line: the count, the bytes and a digest of
  * everything read. With --hidden it also makes sure that nothing of the tree but the inputs can be
- * seen: the decoy file of the root and of the first and last inputs' directories must not exist.
+ * seen: the decoy file of the root and of the first and last inputs' directories, and input N (in
+ * the tree when a larger count generated it), must not exist.
  * Any missing, unreadable, wrong or visible file fails it (exit 1, the reason on stderr). */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,14 +44,20 @@ static size_t read_all(int fd, unsigned char *buf, size_t cap, const char *rel)
 
 static void must_not_see(int rootfd, const char *rel)
 {
+    struct stat st;
+    if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        fail(rel, "visible, but not an input: the staging shows more than the inputs");
+    if (errno != ENOENT)
+        fail(rel, strerror(errno));
+}
+
+/* The decoy in the directory of rel. */
+static void must_not_see_decoy(int rootfd, const char *rel)
+{
     char decoy[INPUTS_PATH_MAX + sizeof INPUTS_DECOY];
     const char *slash = strrchr(rel, '/');
     snprintf(decoy, sizeof decoy, "%.*s%s", slash ? (int)(slash - rel + 1) : 0, rel, INPUTS_DECOY);
-    struct stat st;
-    if (fstatat(rootfd, decoy, &st, AT_SYMLINK_NOFOLLOW) == 0)
-        fail(decoy, "visible, but not an input: the staging shows more than the inputs");
-    if (errno != ENOENT)
-        fail(decoy, strerror(errno));
+    must_not_see(rootfd, decoy);
 }
 
 int main(int argc, char **argv)
@@ -92,13 +99,15 @@ int main(int argc, char **argv)
         digest = inputs_digest_add(digest, hash);
     }
     if (hidden) {
-        must_not_see(rootfd, "");
+        must_not_see_decoy(rootfd, "");
         if (n > 0) {
             inputs_path(0, rel);
-            must_not_see(rootfd, rel);
+            must_not_see_decoy(rootfd, rel);
             inputs_path(n - 1, rel);
-            must_not_see(rootfd, rel);
+            must_not_see_decoy(rootfd, rel);
         }
+        inputs_path(n, rel);
+        must_not_see(rootfd, rel);
     }
     printf("%lu inputs, %llu bytes, digest %016llx\n", n, bytes, (unsigned long long)digest);
     return fflush(stdout) == 0 ? 0 : 1;
