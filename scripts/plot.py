@@ -1,22 +1,28 @@
 #!/usr/bin/python3
 """Figures from sbxbench results files, as PNG and SVG.
 
-usage: plot.py RESULTS.json [RESULTS.json ...] -o DIR [--sbxbench PATH] [--last N]
+usage: plot.py RESULTS.json [RESULTS.json ...] -o DIR [--sbxbench PATH] [--last N] [--scaling]
 
 From the newest file (by meta.date_utc):
   total         the published figure: median time per mechanism, with its 95% interval
   overhead      the published figure: marginal cost over the plain process (median minus the
                 process median), containers on their own scale
   distribution  every successful sample per mechanism
+  scaling       when the run has the inputs workload: median time against the number of inputs
+                on log-log axes, a line per mechanism and staging method, each labelled with its
+                fitted cost per input (docs/scaling.md)
 Given two or more files (a series of nightly runs):
   history       each median over time; nights that `sbxbench compare` judged a regression
                 against the nights before them are marked
+With --scaling, only the scaling figure, from every file given together (a scaling benchmark split
+over several runs).
 
 Skipped results (no times) and results whose every sample failed (n == 0) are shown as such,
 never plotted as zero.
 """
 import argparse
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -272,6 +278,105 @@ def plot_history(docs, outdir, sbxbench, last):
     return save(fig, outdir, "history")
 
 
+def scaling_series(docs):
+    """{(mechanism, staging): [(inputs, median, (lo, hi))]} from the inputs workload's results,
+    sorted by count; a (mechanism, staging, count) measured in several files keeps the newest."""
+    newest = {}
+    for d in sorted(docs, key=lambda d: d["meta"].get("date_utc", "")):
+        for r in d["results"]:
+            p = r.get("params") or {}
+            if r.get("workload") != "inputs" or "inputs" not in p or state(r) != "ok":
+                continue
+            med = r["median"]
+            newest[(r["mechanism"], p.get("staging", "root"), p["inputs"])] = \
+                (med, tuple(r.get("median_ci") or (med, med)))
+    series = {}
+    for (mech, staging, n), (med, ci) in newest.items():
+        series.setdefault((mech, staging), []).append((n, med, ci))
+    # The plain process stages nothing: its row under each method is the same baseline, drawn once.
+    base = [k for k in series if k[0] == "process"]
+    if base:
+        keep = max(base, key=lambda k: len(series[k]))
+        for k in base:
+            if k != keep:
+                del series[k]
+    return {k: sorted(v) for k, v in series.items()}
+
+
+def fit_per_input(points):
+    """Least-squares t = a + b·N over the points: (a, b) in seconds and seconds per input, or None
+    with fewer than two counts. Unweighted, so the largest counts decide b, as they should."""
+    if len({n for n, _, _ in points}) < 2:
+        return None
+    ns = [float(n) for n, _, _ in points]
+    ts = [t for _, t, _ in points]
+    mn, mt = sum(ns) / len(ns), sum(ts) / len(ts)
+    sxx = sum((n - mn) ** 2 for n in ns)
+    b = sum((n - mn) * (t - mt) for n, t in zip(ns, ts)) / sxx
+    return mt - b * mn, b
+
+
+def growth_exponent(points):
+    """How the time added over the smallest count grows between the two largest counts, as a power
+    of N: 1 is linear, 2 quadratic. None when the added time at the second largest count is too
+    small next to the fixed cost (under a quarter of it) to be told from noise."""
+    if len(points) < 3:
+        return None
+    t0 = points[0][1]
+    (n1, t1, _), (n2, t2, _) = points[-2], points[-1]
+    if t1 - t0 < 0.25 * t0 or t2 <= t1:
+        return None
+    return math.log((t2 - t0) / (t1 - t0)) / math.log(n2 / n1)
+
+
+def fmt_per_input(s):
+    return f"{s * 1e6:.2f} µs" if s < 1e-3 else f"{s * 1e3:.2f} ms"
+
+
+def plot_scaling(docs, outdir):
+    series = scaling_series(docs)
+    fig, ax = plt.subplots(figsize=(9, 6))
+    styles = {"root": ":", "per-file": "-", "bind-each": "--", "open-tree": "-.",
+              "symlinks": (0, (3, 1, 1, 1, 1, 1)), "overlay": (0, (6, 2, 1, 2))}
+    cmap = plt.get_cmap("tab10")
+    mechs = sorted({m for m, _ in series}, key=lambda m: (m != "process", m))
+    for (mech, staging), points in sorted(series.items(), key=lambda kv: (mechs.index(kv[0][0]), kv[0][1])):
+        ns = [n for n, _, _ in points]
+        ts = [t * 1e3 for _, t, _ in points]
+        lo = [max(0, (t - ci[0]) * 1e3) for _, t, ci in points]
+        hi = [max(0, (ci[1] - t) * 1e3) for _, t, ci in points]
+        fit = fit_per_input(points)
+        expo = growth_exponent(points)
+        name = "process (no staging)" if mech == "process" else f"{mech} {staging}"
+        if fit:
+            name += f": {fmt_per_input(max(fit[1], 0))}/input"
+        if expo is not None and expo > 1.3:
+            name += f", grows as N^{expo:.1f}"
+        ax.errorbar(ns, ts, yerr=[lo, hi], marker="o", markersize=4, capsize=2,
+                    linestyle=styles.get(staging, "-"), color=cmap(mechs.index(mech) % 10),
+                    linewidth=2.2 if staging == "per-file" else 1.3, label=name)
+    if series:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+        ax.legend(fontsize=7, loc="upper left")
+    else:
+        ax.text(0.5, 0.5, "no successful results of the inputs workload", ha="center",
+                va="center", transform=ax.transAxes)
+    ax.grid(which="both", alpha=0.3)
+    ax.set_xlabel("inputs staged and read per action (log scale)")
+    ax.set_ylabel("median time per action, spawn to reap, ms (log scale; whiskers: 95% interval)")
+    dates = sorted(d["meta"].get("date_utc", "?") for d in docs)
+    when = dates[0] if len(dates) == 1 else f"{len(dates)} runs, {dates[0]} … {dates[-1]}"
+    ax.set_title("Cost of staging an action's inputs (fitted cost per input in the legend)\n"
+                 f"{title_of(docs[-1]).rsplit(', ', 1)[0]}, {when}", fontsize=10)
+    return save(fig, outdir, "scaling")
+
+
+def has_inputs(doc):
+    return any(r.get("workload") == "inputs" for r in doc["results"])
+
+
 def plot_all(docs, outdir, sbxbench=None, last=7):
     """Writes every figure; returns {name: [paths]}. docs: loaded files in any order."""
     os.makedirs(outdir, exist_ok=True)
@@ -282,6 +387,8 @@ def plot_all(docs, outdir, sbxbench=None, last=7):
         "overhead": plot_overhead(newest, outdir),
         "distribution": plot_distribution(newest, outdir),
     }
+    if has_inputs(newest):
+        figures["scaling"] = plot_scaling([newest], outdir)
     if len(docs) > 1:
         figures["history"] = plot_history(docs, outdir, sbxbench, last)
     return figures
@@ -299,12 +406,23 @@ def main():
     ap.add_argument("-o", "--output", required=True, help="directory for the figures")
     ap.add_argument("--sbxbench", default=default_sbxbench(), help="for marking regressions")
     ap.add_argument("--last", type=int, default=7, help="nights each night is compared with")
+    ap.add_argument("--scaling", action="store_true",
+                    help="only the scaling figure, from every file together")
     args = ap.parse_args()
     try:
         docs = [load(p) for p in args.results]
     except BadInput as e:
         print(f"plot.py: {e}", file=sys.stderr)
         return 2
+    if args.scaling:
+        if not any(has_inputs(d) for d in docs):
+            print("plot.py: --scaling: no results of the inputs workload in the files given",
+                  file=sys.stderr)
+            return 2
+        os.makedirs(args.output, exist_ok=True)
+        for p in plot_scaling(docs, args.output):
+            print(p)
+        return 0
     for paths in plot_all(docs, args.output, args.sbxbench, args.last).values():
         for p in paths:
             print(p)
