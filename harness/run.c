@@ -258,7 +258,13 @@ static char *failure_reason(const struct sample *s, int errfd, double timeout)
         rc = asprintf(&reason, "killed by signal %d (SIG%s)", s->signal, signal_name(s->signal));
     } else if (s->exit_code != 0) {
         first_line(errfd, line, sizeof line);
-        rc = asprintf(&reason, "exit status %d%s%s", s->exit_code, line[0] ? ": " : "", line);
+        /* Wrappers (bwrap, unshare, sh) report a command killed by a signal as 128 + the signal. */
+        char sig[64] = "";
+        if (s->exit_code > 128 && s->exit_code < 128 + NSIG)
+            snprintf(sig, sizeof sig, " (128 + SIG%s: killed inside the mechanism?)",
+                     signal_name(s->exit_code - 128));
+        rc = asprintf(&reason, "exit status %d%s%s%s", s->exit_code, sig, line[0] ? ": " : "",
+                      line);
     }
     return rc < 0 ? NULL : reason;
 }
