@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness/progress.h"
+#include "harness/rng.h"
 #include "harness/usage.h"
 
 static void skip(struct bench *b, const char *reason)
@@ -264,7 +265,13 @@ static char *failure_reason(const struct sample *s, int errfd, double timeout)
         rc = asprintf(&reason, "killed by signal %d (SIG%s)", s->signal, signal_name(s->signal));
     } else if (s->exit_code != 0) {
         first_line(errfd, line, sizeof line);
-        rc = asprintf(&reason, "exit status %d%s%s", s->exit_code, line[0] ? ": " : "", line);
+        /* Wrappers (bwrap, unshare, sh) report a command killed by a signal as 128 + the signal. */
+        char sig[64] = "";
+        if (s->exit_code > 128 && s->exit_code < 128 + NSIG)
+            snprintf(sig, sizeof sig, " (128 + SIG%s: killed inside the mechanism?)",
+                     signal_name(s->exit_code - 128));
+        rc = asprintf(&reason, "exit status %d%s%s%s", s->exit_code, sig, line[0] ? ": " : "",
+                      line);
     }
     return rc < 0 ? NULL : reason;
 }
@@ -373,13 +380,35 @@ static void warm_up(struct run *run, struct sample_io *io, struct progress *p)
     }
 }
 
+/* A fresh random order every round: a pair that always follows an expensive one (a compile that
+ * leaves the caches cold) would otherwise carry that position's cost in every sample. */
+static void shuffle(size_t *order, size_t n, struct rng *r)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)rng_below(r, i);
+        size_t t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+}
+
 static void measure_interleaved(struct run *run, struct sample_io *io, struct progress *p)
 {
+    size_t *order = malloc((run->n_benches ? run->n_benches : 1) * sizeof *order);
+    if (!order) {
+        run->interrupted = true;
+        return;
+    }
+    for (size_t i = 0; i < run->n_benches; i++)
+        order[i] = i;
+    struct rng r;
+    rng_seed(&r, run->cfg->seed);
     bool any = true;
     while (any && !stop_now(run)) {
         any = false;
-        for (size_t i = 0; i < run->n_benches && !stop_now(run); i++) {
-            struct bench *b = &run->benches[i];
+        shuffle(order, run->n_benches, &r);
+        for (size_t k = 0; k < run->n_benches && !stop_now(run); k++) {
+            struct bench *b = &run->benches[order[k]];
             if (bench_done(run, b))
                 continue;
             any = true;
@@ -388,6 +417,7 @@ static void measure_interleaved(struct run *run, struct sample_io *io, struct pr
             p->done++;
         }
     }
+    free(order);
 }
 
 static void measure_grouped(struct run *run, struct sample_io *io, struct progress *p)
