@@ -128,6 +128,8 @@ int jit_encode(const struct mcode *m, enum render_isa isa, struct x86_buf *a, si
 {
     struct jit_layout l;
     jit_layout(isa, &l);
+    /* Room for the pool and the longest encoding of every mop (EVEX, disp32: 10 bytes). */
+    x86_reserve(a, (size_t)m->n_pool * l.pool_stride + 64 + m->n_mops * 11 + 128);
     emit_pool(a, m, &l);
     size_t code = a->len;
 

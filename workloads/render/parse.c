@@ -26,13 +26,19 @@ struct parser {
     struct vm_insn *insns;
     uint32_t n;
     uint32_t cap;
-    /* Per instruction: where its id is in text, and the line that defined it. */
+    /* Per instruction: the line that defined it, and where its id is in text (only for ids in
+     * the hash table, which is made when the first such id comes). */
+    uint32_t *def_line;
     uint32_t *id_off;
     uint16_t *id_len;
-    unsigned long *def_line;
-    /* id -> instruction index + 1 (0: empty). */
-    uint32_t *table;
+    /* id -> (its hash << 32) | (instruction index + 1); 0: empty. Keeping the hash in the entry
+     * means ids are compared only when their hashes are equal. */
+    uint64_t *table;
     uint32_t mask;
+    /* Ids spelled as '_' and a lowercase hex number without leading zeros (generated programs'
+     * "_1eb9") are looked up by that number instead: number -> index + 1, 0 unused. */
+    uint32_t *by_number;
+    uint32_t n_numbers;
     struct vm_parse_error *err;
 };
 
@@ -70,16 +76,36 @@ static bool is_id_char(char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
-static uint64_t hash_id(const char *s, size_t n)
+static uint32_t hash_id(const char *s, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, folded so that the low bits see every byte */
     for (size_t i = 0; i < n; i++)
         h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    return h ^ (h >> 32);
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return (uint32_t)(h >> 32);
 }
 
-/* Splits a line into blank-separated tokens; returns how many, or MAX_TOKENS + 1 for too many. */
-static int split(const char *s, const char *end, struct token tok[MAX_TOKENS])
+/* The end of the token at s: the first byte at or below ' ' (blanks and control characters),
+ * found eight bytes at a time. The lowest flagged byte of the subtraction trick is exact. */
+static const char *token_end(const char *s, const char *end)
+{
+    while (end - s >= 8) {
+        uint64_t x;
+        memcpy(&x, s, sizeof x);
+        uint64_t low = (x - 0x2121212121212121ull) & ~x & 0x8080808080808080ull;
+        if (low)
+            return s + (__builtin_ctzll(low) >> 3);
+        s += 8;
+    }
+    while (s < end && (unsigned char)*s > ' ')
+        s++;
+    return s;
+}
+
+/* Splits a line into blank-separated tokens; returns how many (0 for a comment), MAX_TOKENS + 1
+ * for too many, or -1 with *bad pointing at a control character. */
+static int split(const char *s, const char *end, struct token tok[MAX_TOKENS], const char **bad)
 {
     int n = 0;
     for (;;) {
@@ -87,11 +113,16 @@ static int split(const char *s, const char *end, struct token tok[MAX_TOKENS])
             s++;
         if (s == end)
             return n;
+        if ((unsigned char)*s < ' ') {
+            *bad = s;
+            return -1;
+        }
+        if (n == 0 && *s == '#')
+            return 0;
         if (n == MAX_TOKENS)
             return MAX_TOKENS + 1;
         const char *start = s;
-        while (s < end && !is_blank(*s))
-            s++;
+        s = token_end(s, end);
         tok[n++] = (struct token){start, (size_t)(s - start)};
     }
 }
@@ -107,33 +138,81 @@ static bool valid_id(const struct token *t)
 }
 
 /* The instruction called t, or -1. */
-static int64_t lookup(const struct parser *p, const struct token *t)
+/* Lowercase hex digits' values plus one; 0 for any other byte. */
+static const uint8_t hex_digit[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
+
+/* The id's number when it is a canonical hex id within the direct map. */
+static bool id_number(const struct parser *p, const struct token *t, uint32_t *number)
 {
-    for (uint32_t h = (uint32_t)hash_id(t->s, t->n) & p->mask;; h = (h + 1) & p->mask) {
-        uint32_t e = p->table[h];
+    if (t->n < 2 || t->n > 8 || (t->s[1] == '0' && t->n > 2))
+        return false;
+    uint32_t v = 0;
+    bool bad = false;
+    for (size_t i = 1; i < t->n; i++) {
+        unsigned d = hex_digit[(unsigned char)t->s[i]];
+        bad |= d == 0;
+        v = v << 4 | ((d - 1) & 15);
+    }
+    *number = v;
+    return !bad && v < p->n_numbers;
+}
+
+static int64_t lookup(const struct parser *p, const struct token *t, uint32_t hash)
+{
+    for (uint32_t h = hash & p->mask;; h = (h + 1) & p->mask) {
+        uint64_t e = p->table ? p->table[h] : 0;
         if (e == 0)
             return -1;
-        if (p->id_len[e - 1] == t->n && memcmp(p->text + p->id_off[e - 1], t->s, t->n) == 0)
-            return e - 1;
+        uint32_t i = (uint32_t)e - 1;
+        if ((uint32_t)(e >> 32) == hash && p->id_len[i] == t->n &&
+            memcmp(p->text + p->id_off[i], t->s, t->n) == 0)
+            return i;
     }
 }
 
-static void insert(struct parser *p, const struct token *t, uint32_t index)
+static int insert(struct parser *p, uint32_t hash, uint32_t index)
 {
-    uint32_t h = (uint32_t)hash_id(t->s, t->n) & p->mask;
+    if (!p->table) {
+        p->table = calloc((size_t)p->mask + 1, sizeof *p->table);
+        p->id_off = malloc(p->cap * sizeof *p->id_off);
+        p->id_len = malloc(p->cap * sizeof *p->id_len);
+        if (!p->table || !p->id_off || !p->id_len)
+            return fail(p, "out of memory");
+    }
+    uint32_t h = hash & p->mask;
     while (p->table[h] != 0)
         h = (h + 1) & p->mask;
-    p->table[h] = index + 1;
+    p->table[h] = (uint64_t)hash << 32 | (index + 1);
+    return 0;
 }
 
 static int parse_op(const struct token *t)
 {
-    for (int op = 0; op < VM_OP_COUNT; op++) {
-        const char *name = vm_op_name((enum vm_op)op);
-        if (strlen(name) == t->n && memcmp(name, t->s, t->n) == 0)
-            return op;
+    const char *s = t->s;
+    switch (t->n) {
+    case 3:
+        return memcmp(s, "add", 3) == 0   ? VM_ADD
+               : memcmp(s, "sub", 3) == 0 ? VM_SUB
+               : memcmp(s, "mul", 3) == 0 ? VM_MUL
+               : memcmp(s, "max", 3) == 0 ? VM_MAX
+               : memcmp(s, "min", 3) == 0 ? VM_MIN
+               : memcmp(s, "neg", 3) == 0 ? VM_NEG
+                                          : -1;
+    case 4:
+        return memcmp(s, "sqrt", 4) == 0 ? VM_SQRT : -1;
+    case 5:
+        return memcmp(s, "const", 5) == 0   ? VM_CONST
+               : memcmp(s, "var-x", 5) == 0 ? VM_VAR_X
+               : memcmp(s, "var-y", 5) == 0 ? VM_VAR_Y
+                                            : -1;
+    case 6:
+        return memcmp(s, "square", 6) == 0 ? VM_SQUARE : -1;
+    default:
+        return -1;
     }
-    return -1;
 }
 
 static const double exact_powers_of_ten[] = {
@@ -230,7 +309,8 @@ static int bad_reference(struct parser *p, const struct token *t, const char *li
         const char *nl = memchr(s, '\n', (size_t)(p->end - s));
         const char *e = nl ? nl : p->end;
         struct token tok[MAX_TOKENS];
-        int k = split(s, e, tok);
+        const char *bad;
+        int k = split(s, e, tok, &bad);
         if (k > 0 && tok[0].n == t->n && memcmp(tok[0].s, t->s, t->n) == 0)
             return fail(p, "forward reference to '%s' (defined on line %lu)", quoted(t, q),
                         line + 1);
@@ -243,8 +323,12 @@ static int parse_line(struct parser *p, const char *s, const char *end)
 {
     struct token tok[MAX_TOKENS];
     char q[QUOTE_MAX + 4];
-    int k = split(s, end, tok);
-    if (k == 0 || tok[0].s[0] == '#')
+    const char *bad;
+    int k = split(s, end, tok, &bad);
+    if (k < 0)
+        return fail(p, "bad character 0x%02x in column %zu", (unsigned char)*bad,
+                    (size_t)(bad - s) + 1);
+    if (k == 0)
         return 0;
     if (!valid_id(&tok[0]))
         return fail(p, "bad id '%s' (ids are '_' then letters, digits or '_')", quoted(&tok[0], q));
@@ -261,33 +345,50 @@ static int parse_line(struct parser *p, const char *s, const char *end)
     }
     if (p->n == VM_MAX_INSNS)
         return fail(p, "too many instructions (the limit is %u)", VM_MAX_INSNS);
-    int64_t dup = lookup(p, &tok[0]);
+    uint32_t number, hash = 0;
+    bool numbered = id_number(p, &tok[0], &number);
+    if (!numbered)
+        hash = hash_id(tok[0].s, tok[0].n);
+    int64_t dup = numbered ? (int64_t)p->by_number[number] - 1 : lookup(p, &tok[0], hash);
     if (dup >= 0)
         return fail(p, "duplicate id '%s' (first defined on line %lu)", quoted(&tok[0], q),
-                    p->def_line[dup]);
+                    (unsigned long)p->def_line[dup]);
 
-    struct vm_insn insn = {.op = (uint8_t)op};
+    /* Filled in place: a local copy written field by field and then copied whole would stall on
+     * store forwarding. It only counts once p->n moves past it. */
+    struct vm_insn *insn = &p->insns[p->n];
+    insn->op = (uint8_t)op;
+    insn->a = insn->b = 0;
+    insn->imm = 0.0f;
     if (op == VM_CONST) {
-        int rc = parse_number(tok[2].s, tok[2].n, &insn.imm);
+        int rc = parse_number(tok[2].s, tok[2].n, &insn->imm);
         if (rc == -2)
             return fail(p, "number out of single-precision range '%s'", quoted(&tok[2], q));
         if (rc < 0)
             return fail(p, "bad number '%s'", quoted(&tok[2], q));
     } else {
-        uint32_t *operand[2] = {&insn.a, &insn.b};
+        uint32_t *operand[2] = {&insn->a, &insn->b};
         for (int i = 0; i < want; i++) {
-            int64_t ref = lookup(p, &tok[2 + i]);
+            uint32_t ref_number;
+            int64_t ref = id_number(p, &tok[2 + i], &ref_number)
+                              ? (int64_t)p->by_number[ref_number] - 1
+                              : lookup(p, &tok[2 + i], hash_id(tok[2 + i].s, tok[2 + i].n));
             if (ref < 0)
                 return valid_id(&tok[2 + i]) ? bad_reference(p, &tok[2 + i], end)
                                              : fail(p, "bad operand '%s'", quoted(&tok[2 + i], q));
             *operand[i] = (uint32_t)ref;
         }
     }
-    p->id_off[p->n] = (uint32_t)(tok[0].s - p->text);
-    p->id_len[p->n] = (uint16_t)tok[0].n;
-    p->def_line[p->n] = p->line;
-    insert(p, &tok[0], p->n);
-    p->insns[p->n++] = insn;
+    p->def_line[p->n] = (uint32_t)p->line;
+    if (numbered) {
+        p->by_number[number] = p->n + 1;
+    } else {
+        if (insert(p, hash, p->n) < 0)
+            return -1;
+        p->id_off[p->n] = (uint32_t)(tok[0].s - p->text);
+        p->id_len[p->n] = (uint16_t)tok[0].n;
+    }
+    p->n++;
     return 0;
 }
 
@@ -316,7 +417,7 @@ int vm_parse(const char *text, size_t len, struct vm_prog *out, struct vm_parse_
     memset(out, 0, sizeof *out);
     err->line = 0;
     err->msg[0] = '\0';
-    if (len > UINT32_MAX) {
+    if (len >= UINT32_MAX) {
         err->line = 1;
         snprintf(err->msg, sizeof err->msg, "program too large (more than 4 GiB)");
         return -1;
@@ -331,12 +432,11 @@ int vm_parse(const char *text, size_t len, struct vm_prog *out, struct vm_parse_
         slots *= 2;
     p.mask = slots - 1;
     p.insns = malloc(p.cap * sizeof *p.insns);
-    p.id_off = malloc(p.cap * sizeof *p.id_off);
-    p.id_len = malloc(p.cap * sizeof *p.id_len);
     p.def_line = malloc(p.cap * sizeof *p.def_line);
-    p.table = calloc(slots, sizeof *p.table);
+    p.n_numbers = 2 * p.cap + 64;
+    p.by_number = calloc(p.n_numbers, sizeof *p.by_number);
     int rc = -1;
-    if (!p.insns || !p.id_off || !p.id_len || !p.def_line || !p.table) {
+    if (!p.insns || !p.def_line || !p.by_number) {
         err->line = 1;
         snprintf(err->msg, sizeof err->msg, "out of memory");
     } else {
@@ -346,6 +446,7 @@ int vm_parse(const char *text, size_t len, struct vm_prog *out, struct vm_parse_
     free(p.id_len);
     free(p.def_line);
     free(p.table);
+    free(p.by_number);
     if (rc < 0) {
         free(p.insns);
         return -1;

@@ -37,7 +37,10 @@ static uint32_t next_use(const struct alloc *s, uint32_t v)
     return s->cursor[v] < s->use_start[v + 1] ? s->use_pos[s->cursor[v]] : NONE;
 }
 
-static void emit(struct alloc *s, struct mop op)
+/* Takes the fields one by one: a mop assembled on the stack field by field and then passed whole
+ * stalls on store forwarding, and this is the allocator's innermost call. */
+static void emit(struct alloc *s, uint8_t kind, uint8_t dst, uint8_t src1, uint8_t src2_kind,
+                 uint32_t src2)
 {
     struct mcode *m = s->m;
     if (m->n_mops == s->cap_mops) {
@@ -50,7 +53,12 @@ static void emit(struct alloc *s, struct mop op)
         m->mops = grown;
         s->cap_mops = cap;
     }
-    m->mops[m->n_mops++] = op;
+    struct mop *op = &m->mops[m->n_mops++];
+    op->kind = kind;
+    op->dst = dst;
+    op->src1 = src1;
+    op->src2_kind = src2_kind;
+    op->src2 = src2;
 }
 
 /* Where v can be read from memory: its constant, x, y, or its spill slot. */
@@ -83,8 +91,7 @@ static void evict(struct alloc *s, unsigned r)
     uint32_t v = s->reg_val[r];
     if (!is_remat(s, v) && s->val_slot[v] == NONE) {
         s->val_slot[v] = slot_take(s);
-        emit(s, (struct mop){.kind = MOP_STORE, .src1 = (uint8_t)r, .src2_kind = OPND_SLOT,
-                             .src2 = s->val_slot[v]});
+        emit(s, MOP_STORE, 0, (uint8_t)r, OPND_SLOT, s->val_slot[v]);
         s->m->n_stores++;
     }
     s->val_reg[v] = NO_REG;
@@ -128,9 +135,10 @@ static unsigned ensure_reg(struct alloc *s, uint32_t v, uint32_t pinned)
     if (s->val_reg[v] != NO_REG)
         return s->val_reg[v];
     unsigned r = take_reg(s, pinned);
-    struct mop load = {.kind = MOP_LOAD, .dst = (uint8_t)r};
-    memory_operand(s, v, &load.src2_kind, &load.src2);
-    emit(s, load);
+    uint8_t kind;
+    uint32_t index;
+    memory_operand(s, v, &kind, &index);
+    emit(s, MOP_LOAD, (uint8_t)r, 0, kind, index);
     s->m->n_loads++;
     bind(s, v, r);
     return r;
@@ -173,13 +181,14 @@ static void allocate_insn(struct alloc *s, uint32_t i)
     int arity = vm_op_arity((enum vm_op)x->op);
     if (arity == 0)
         return; /* constants and inputs are read from memory where they are used */
-    struct mop op = {.kind = mop_of[x->op], .src2_kind = OPND_REG};
+    uint8_t src1 = 0, src2_kind = OPND_REG;
+    uint32_t src2 = 0;
     uint32_t first = x->a, second = arity == 2 ? x->b : x->a;
     if (x->op == VM_SQRT) {
         if (s->val_reg[first] != NO_REG)
-            op.src2 = s->val_reg[first];
+            src2 = s->val_reg[first];
         else
-            memory_operand(s, first, &op.src2_kind, &op.src2);
+            memory_operand(s, first, &src2_kind, &src2);
     } else {
         /* Only the second operand can be memory, so a commutative op takes the one in a
          * register first. */
@@ -189,23 +198,22 @@ static void allocate_insn(struct alloc *s, uint32_t i)
             first = second, second = t;
         }
         uint32_t pinned = s->val_reg[second] != NO_REG ? 1u << s->val_reg[second] : 0;
-        op.src1 = (uint8_t)ensure_reg(s, first, pinned);
+        src1 = (uint8_t)ensure_reg(s, first, pinned);
         if (arity == 2) {
             if (s->val_reg[second] != NO_REG)
-                op.src2 = s->val_reg[second];
+                src2 = s->val_reg[second];
             else
-                memory_operand(s, second, &op.src2_kind, &op.src2);
+                memory_operand(s, second, &src2_kind, &src2);
         }
     }
-    if (op.src2_kind != OPND_REG && op.kind != MOP_NEG && op.kind != MOP_SQUARE)
+    if (src2_kind != OPND_REG && arity == 2)
         s->m->n_mem_operands++;
     uint32_t dead_slots[2] = {NONE, NONE};
     pass_use(s, x->a, i, &dead_slots[0]);
     if (arity == 2)
         pass_use(s, x->b, i, &dead_slots[1]);
     unsigned d = take_reg(s, 0);
-    op.dst = (uint8_t)d;
-    emit(s, op);
+    emit(s, mop_of[x->op], (uint8_t)d, src1, src2_kind, src2);
     bind(s, i, d);
     free_slot(s, dead_slots[0]);
     free_slot(s, dead_slots[1]);

@@ -4,23 +4,17 @@
 
 static const struct {
     const char *name;
-    int arity;
     int commutes;
 } op_info[VM_OP_COUNT] = {
-    [VM_VAR_X] = {"var-x", 0, 0},  [VM_VAR_Y] = {"var-y", 0, 0},   [VM_CONST] = {"const", 0, 0},
-    [VM_ADD] = {"add", 2, 1},      [VM_SUB] = {"sub", 2, 0},       [VM_MUL] = {"mul", 2, 1},
-    [VM_MAX] = {"max", 2, 0},      [VM_MIN] = {"min", 2, 0},       [VM_NEG] = {"neg", 1, 0},
-    [VM_SQUARE] = {"square", 1, 0}, [VM_SQRT] = {"sqrt", 1, 0},
+    [VM_VAR_X] = {"var-x", 0}, [VM_VAR_Y] = {"var-y", 0}, [VM_CONST] = {"const", 0},
+    [VM_ADD] = {"add", 1},     [VM_SUB] = {"sub", 0},     [VM_MUL] = {"mul", 1},
+    [VM_MAX] = {"max", 0},     [VM_MIN] = {"min", 0},     [VM_NEG] = {"neg", 0},
+    [VM_SQUARE] = {"square", 0}, [VM_SQRT] = {"sqrt", 0},
 };
 
 const char *vm_op_name(enum vm_op op)
 {
     return (unsigned)op < VM_OP_COUNT ? op_info[op].name : "?";
-}
-
-int vm_op_arity(enum vm_op op)
-{
-    return (unsigned)op < VM_OP_COUNT ? op_info[op].arity : 0;
 }
 
 int vm_op_commutes(enum vm_op op)

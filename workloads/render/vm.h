@@ -35,8 +35,11 @@ struct vm_prog {
 
 /* The VM's spelling of op ("var-x", "add", ...). */
 const char *vm_op_name(enum vm_op op);
-/* How many operands op reads: 0 (var-x, var-y, const), 1 or 2. */
-int vm_op_arity(enum vm_op op);
+/* How many operands op reads: 0 (var-x, var-y, const), 1 or 2. Inline: every pass asks. */
+static inline int vm_op_arity(enum vm_op op)
+{
+    return op >= VM_ADD && op <= VM_MIN ? 2 : op >= VM_NEG && op <= VM_SQRT ? 1 : 0;
+}
 /* Whether op's result does not depend on its operands' order (bit for bit, NaN payloads aside). */
 int vm_op_commutes(enum vm_op op);
 

@@ -9,18 +9,28 @@ enum { MAP_0F = 1, MAP_0F38 = 2 };
 enum { PP_NONE = 0, PP_66 = 1 };
 #define NO_VVVV 0 /* an instruction without a second source encodes register 0, inverted as 1111 */
 
+void x86_reserve(struct x86_buf *a, size_t n)
+{
+    if (a->oom || a->cap - a->len >= n)
+        return;
+    size_t cap = a->cap ? a->cap : 4096;
+    while (cap - a->len < n)
+        cap *= 2;
+    uint8_t *grown = realloc(a->bytes, cap);
+    if (!grown) {
+        a->oom = true;
+        return;
+    }
+    a->bytes = grown;
+    a->cap = cap;
+}
+
 void x86_byte(struct x86_buf *a, uint8_t b)
 {
-    if (a->len == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 4096;
-        uint8_t *grown = a->oom ? NULL : realloc(a->bytes, cap);
-        if (!grown) {
-            a->oom = true;
-            return;
-        }
-        a->bytes = grown;
-        a->cap = cap;
-    }
+    if (a->len == a->cap)
+        x86_reserve(a, 1);
+    if (a->oom)
+        return;
     a->bytes[a->len++] = b;
 }
 

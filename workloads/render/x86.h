@@ -52,6 +52,8 @@ enum x86_vop {
     X86_VXORPS = 0x57,
 };
 
+/* Makes room for at least n more bytes, so that writing them never reallocates. */
+void x86_reserve(struct x86_buf *a, size_t n);
 void x86_byte(struct x86_buf *a, uint8_t b);
 void x86_u32(struct x86_buf *a, uint32_t v);
 
