@@ -4,9 +4,11 @@
 #include <string.h>
 
 extern const struct workload workload_true;
+extern const struct workload workload_render;
 
 const struct workload *const workload_table[] = {
     &workload_true,
+    &workload_render,
     NULL,
 };
 
