@@ -48,7 +48,7 @@ enum compile_status compile_program(const char *text, size_t len, enum render_is
         return out_of_memory(why, whylen, "register allocation");
     double t3 = now_seconds();
     c->times.regalloc = t3 - t2;
-    if (jit_build(&c->mcode, isa, &c->kernel, why, whylen) < 0)
+    if (jit_build(&c->mcode, isa, JIT_MASKS, &c->kernel, why, whylen) < 0)
         return COMPILE_FAILED;
     c->times.emit = now_seconds() - t3;
     c->eval.kernel = &c->kernel;

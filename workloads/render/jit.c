@@ -10,7 +10,7 @@
 /* Registers the kernel's loop uses: the System V arguments, then two bases of its own. */
 #define REG_XS X86_RDI
 #define REG_Y X86_RSI
-#define REG_MASKS X86_RDX
+#define REG_OUT X86_RDX
 #define REG_COUNT X86_RCX
 #define REG_SPILL X86_R8
 #define REG_SLOTS X86_R9 /* spill + slot_bias */
@@ -123,8 +123,38 @@ static void rel32_at(struct x86_buf *a, size_t at, size_t target)
     memcpy(a->bytes + at, &rel, 4);
 }
 
-int jit_encode(const struct mcode *m, enum render_isa isa, struct x86_buf *a, size_t *code_offset,
-               size_t *body_offset, size_t *body_len)
+/* The block's output: its sign mask, or its values. Then the step to the next block. */
+static void emit_output(struct x86_buf *a, const struct mcode *m, enum render_isa isa,
+                        enum jit_output out, const struct jit_layout *l)
+{
+    struct x86_rm zero;
+    jit_operand(l, OPND_CONST, POOL_ZERO, &zero);
+    uint8_t out_step = 4;
+    if (out == JIT_VALUES) {
+        x86_vstore(a, l->width, X86_MEM(REG_OUT, 0), m->result_reg);
+        out_step = (uint8_t)l->vec_bytes;
+    } else if (isa == ISA_AVX512) {
+        x86_vcmpps(a, l->width, 1, m->result_reg, zero, CMP_LT_OQ); /* k1 */
+        x86_kmovw_eax(a, 1);
+    } else {
+        x86_vcmpps(a, l->width, m->result_reg, m->result_reg, zero, CMP_LT_OQ);
+        x86_vmovmskps_eax(a, m->result_reg);
+    }
+    if (out == JIT_MASKS) {
+        x86_byte(a, 0x89); /* mov [rdx], eax */
+        x86_byte(a, 0x02);
+    }
+    const uint8_t step[] = {
+        0x48, 0x83, 0xc7, (uint8_t)l->vec_bytes, /* add rdi, vector bytes */
+        0x48, 0x83, 0xc2, out_step,              /* add rdx, output bytes */
+        0x48, 0xff, 0xc9,                        /* dec rcx */
+    };
+    for (size_t i = 0; i < sizeof step; i++)
+        x86_byte(a, step[i]);
+}
+
+int jit_encode(const struct mcode *m, enum render_isa isa, enum jit_output out, struct x86_buf *a,
+               size_t *code_offset, size_t *body_offset, size_t *body_len)
 {
     struct jit_layout l;
     jit_layout(isa, &l);
@@ -155,27 +185,9 @@ int jit_encode(const struct mcode *m, enum render_isa isa, struct x86_buf *a, si
         emit_mop(a, &l, &m->mops[i]);
     size_t body_end = a->len;
 
-    struct x86_rm zero;
-    jit_operand(&l, OPND_CONST, POOL_ZERO, &zero);
-    if (isa == ISA_AVX512) {
-        x86_vcmpps(a, l.width, 1, m->result_reg, zero, CMP_LT_OQ); /* k1 */
-        x86_kmovw_eax(a, 1);
-    } else {
-        x86_vcmpps(a, l.width, m->result_reg, m->result_reg, zero, CMP_LT_OQ);
-        x86_vmovmskps_eax(a, m->result_reg);
-    }
-    static const uint8_t step[] = {
-        0x89, 0x02,             /* mov [rdx], eax */
-        0x48, 0x83, 0xc7, 0x00, /* add rdi, vector bytes (patched below) */
-        0x48, 0x83, 0xc2, 0x04, /* add rdx, 4 */
-        0x48, 0xff, 0xc9,       /* dec rcx */
-        0x0f, 0x85,             /* jnz loop */
-    };
-    size_t step_at = a->len;
-    for (size_t i = 0; i < sizeof step; i++)
-        x86_byte(a, step[i]);
-    if (!a->oom)
-        a->bytes[step_at + 5] = (uint8_t)l.vec_bytes;
+    emit_output(a, m, isa, out, &l);
+    x86_byte(a, 0x0f); /* jnz loop */
+    x86_byte(a, 0x85);
     size_t jnz_rel = a->len;
     x86_u32(a, 0);
     rel32_at(a, jnz_rel, loop);
@@ -189,8 +201,8 @@ int jit_encode(const struct mcode *m, enum render_isa isa, struct x86_buf *a, si
     return a->oom ? -1 : 0;
 }
 
-int jit_build(const struct mcode *m, enum render_isa isa, struct jit_kernel *k, char *why,
-              size_t whylen)
+int jit_build(const struct mcode *m, enum render_isa isa, enum jit_output out,
+              struct jit_kernel *k, char *why, size_t whylen)
 {
     memset(k, 0, sizeof *k);
     struct x86_buf a = {0};
@@ -199,7 +211,7 @@ int jit_build(const struct mcode *m, enum render_isa isa, struct jit_kernel *k, 
         snprintf(why, whylen, "no JIT for %s", isa_name(isa));
         return -1;
     }
-    if (jit_encode(m, isa, &a, &code, &k->body_offset, &k->body_len) < 0) {
+    if (jit_encode(m, isa, out, &a, &code, &k->body_offset, &k->body_len) < 0) {
         free(a.bytes);
         snprintf(why, whylen, "encoding: %s", strerror(ENOMEM));
         return -1;

@@ -304,16 +304,15 @@ static int parse_number(const char *s, size_t n, float *out)
 static int bad_reference(struct parser *p, const struct token *t, const char *line_end)
 {
     char q[QUOTE_MAX + 4];
-    unsigned long line = p->line;
-    for (const char *s = line_end; s < p->end; line++) {
+    unsigned long line = p->line + 1;
+    for (const char *s = line_end < p->end ? line_end + 1 : p->end; s < p->end; line++) {
         const char *nl = memchr(s, '\n', (size_t)(p->end - s));
         const char *e = nl ? nl : p->end;
         struct token tok[MAX_TOKENS];
         const char *bad;
         int k = split(s, e, tok, &bad);
         if (k > 0 && tok[0].n == t->n && memcmp(tok[0].s, t->s, t->n) == 0)
-            return fail(p, "forward reference to '%s' (defined on line %lu)", quoted(t, q),
-                        line + 1);
+            return fail(p, "forward reference to '%s' (defined on line %lu)", quoted(t, q), line);
         s = nl ? nl + 1 : p->end;
     }
     return fail(p, "undefined reference '%s'", quoted(t, q));
@@ -373,9 +372,12 @@ static int parse_line(struct parser *p, const char *s, const char *end)
             int64_t ref = id_number(p, &tok[2 + i], &ref_number)
                               ? (int64_t)p->by_number[ref_number] - 1
                               : lookup(p, &tok[2 + i], hash_id(tok[2 + i].s, tok[2 + i].n));
+            if (ref < 0 && !valid_id(&tok[2 + i]))
+                return fail(p, "bad operand '%s'", quoted(&tok[2 + i], q));
+            if (ref < 0 && tok[2 + i].n == tok[0].n && memcmp(tok[2 + i].s, tok[0].s, tok[0].n) == 0)
+                return fail(p, "'%s' refers to itself", quoted(&tok[0], q));
             if (ref < 0)
-                return valid_id(&tok[2 + i]) ? bad_reference(p, &tok[2 + i], end)
-                                             : fail(p, "bad operand '%s'", quoted(&tok[2 + i], q));
+                return bad_reference(p, &tok[2 + i], end);
             *operand[i] = (uint32_t)ref;
         }
     }
