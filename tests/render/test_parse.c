@@ -149,7 +149,9 @@ struct bad_case {
 
 static const struct bad_case bad_cases[] = {
     {"", 0, 1, "empty program"},
-    {"# only a comment\n\n", 0, 3, "empty program"},
+    {"# only a comment\n\n", 0, 2, "empty program"},
+    {"# only a comment", 0, 1, "empty program"},
+    {"\n", 0, 1, "empty program"},
     {"_0 var-x\n_1 foo _0\n", 0, 2, "unknown op 'foo'"},
     {"_0 var-x\n_1 add _0\n", 0, 2, "'add' takes 2 operands, not 1"},
     {"_0 var-x\n_1 add _0 _0 _0\n", 0, 2, "'add' takes 2 operands, not more than 2"},

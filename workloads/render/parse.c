@@ -408,8 +408,11 @@ static int parse_lines(struct parser *p)
         s = nl + 1;
         p->line++;
     }
-    if (p->n == 0)
+    if (p->n == 0) {
+        if (p->line > 1 && p->end[-1] == '\n')
+            p->line--; /* the last line, not the empty one after the final newline */
         return fail(p, "empty program: no instructions");
+    }
     return 0;
 }
 

@@ -14,7 +14,7 @@
 #define VM_MAX_INSNS (1u << 24)
 
 struct vm_parse_error {
-    unsigned long line; /* 1-based; the last line + 1 for errors about the whole program */
+    unsigned long line; /* 1-based; the last line for errors about the whole program */
     char msg[256];
 };
 
