@@ -212,10 +212,23 @@ out:
     return buf;
 }
 
+/* This process image's peak RSS. /proc's VmHWM rather than getrusage: ru_maxrss keeps the
+ * high-water mark of the image before execve, so a renderer started by a big parent (a Python
+ * benchmark script, say) would report the parent's size. */
 static long peak_rss_kib(void)
 {
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
     struct rusage ru;
-    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
+    if (kib < 0 && getrusage(RUSAGE_SELF, &ru) == 0)
+        kib = ru.ru_maxrss;
+    return kib;
 }
 
 static void print_timings(const struct options *o, const struct compiled *c,
