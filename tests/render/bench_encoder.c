@@ -34,8 +34,10 @@ static ZydisRegister zreg(enum render_isa isa, unsigned r)
 }
 
 static const ZydisRegister gpr[] = {
-    [X86_RDI] = ZYDIS_REGISTER_RDI, [X86_RSI] = ZYDIS_REGISTER_RSI,
-    [X86_R9] = ZYDIS_REGISTER_R9,   [X86_R10] = ZYDIS_REGISTER_R10,
+    [X86_RDI] = ZYDIS_REGISTER_RDI,
+    [X86_RSI] = ZYDIS_REGISTER_RSI,
+    [X86_R9] = ZYDIS_REGISTER_R9,
+    [X86_R10] = ZYDIS_REGISTER_R10,
 };
 
 static void set_operand(ZydisEncoderOperand *o, const struct x86_rm *rm, enum render_isa isa,

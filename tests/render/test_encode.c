@@ -40,8 +40,8 @@ struct checker {
     struct jit_layout layout;
     const uint8_t *code;
     size_t len;
-    size_t at;          /* offset of the next instruction */
-    uint64_t base;      /* runtime address of code */
+    size_t at;     /* offset of the next instruction */
+    uint64_t base; /* runtime address of code */
     const char *what;
 };
 
@@ -99,32 +99,31 @@ static void expect_mop(const struct checker *c, const struct mop *o, struct expe
     case MOP_MUL:
     case MOP_MIN:
     case MOP_MAX:
-        e = (struct expect){binary[o->kind], 3,
-                            {reg_op(vreg(c, o->dst)), reg_op(vreg(c, o->src1)),
-                             src2}};
+        e = (struct expect){
+            binary[o->kind], 3, {reg_op(vreg(c, o->dst)), reg_op(vreg(c, o->src1)), src2}};
         break;
     case MOP_SQRT:
         e = (struct expect){ZYDIS_MNEMONIC_VSQRTPS, 2, {reg_op(vreg(c, o->dst)), src2}};
         break;
     case MOP_SQUARE:
-        e = (struct expect){ZYDIS_MNEMONIC_VMULPS, 3,
-                            {reg_op(vreg(c, o->dst)), reg_op(vreg(c, o->src1)),
-                             reg_op(vreg(c, o->src1))}};
+        e = (struct expect){
+            ZYDIS_MNEMONIC_VMULPS,
+            3,
+            {reg_op(vreg(c, o->dst)), reg_op(vreg(c, o->src1)), reg_op(vreg(c, o->src1))}};
         break;
     case MOP_NEG:
-        e = (struct expect){ZYDIS_MNEMONIC_VXORPS, 3,
-                            {reg_op(vreg(c, o->dst)), reg_op(vreg(c, o->src1)),
-                             sign}};
+        e = (struct expect){
+            ZYDIS_MNEMONIC_VXORPS, 3, {reg_op(vreg(c, o->dst)), reg_op(vreg(c, o->src1)), sign}};
         break;
     case MOP_LOAD: {
         bool bcst_load = o->src2_kind == OPND_CONST && c->isa == ISA_AVX512;
-        e = (struct expect){bcst_load ? ZYDIS_MNEMONIC_VBROADCASTSS : ZYDIS_MNEMONIC_VMOVUPS, 2,
+        e = (struct expect){bcst_load ? ZYDIS_MNEMONIC_VBROADCASTSS : ZYDIS_MNEMONIC_VMOVUPS,
+                            2,
                             {reg_op(vreg(c, o->dst)), src2}};
         break;
     }
     case MOP_STORE:
-        e = (struct expect){ZYDIS_MNEMONIC_VMOVUPS, 2,
-                            {src2, reg_op(vreg(c, o->src1))}};
+        e = (struct expect){ZYDIS_MNEMONIC_VMOVUPS, 2, {src2, reg_op(vreg(c, o->src1))}};
         break;
     default:
         fail_msg("unknown mop kind %d", o->kind);
@@ -227,8 +226,10 @@ static void check_kernel(const struct mcode *m, enum render_isa isa, enum jit_ou
     char why[256];
     if (jit_build(m, isa, out, &k, why, sizeof why) < 0)
         fail_msg("%s: %s", what, why);
-    struct checker c = {.isa = isa, .code = (const uint8_t *)k.map + k.code_offset,
-                        .len = k.code_len, .what = what};
+    struct checker c = {.isa = isa,
+                        .code = (const uint8_t *)k.map + k.code_offset,
+                        .len = k.code_len,
+                        .what = what};
     jit_layout(isa, &c.layout);
     c.base = (uint64_t)(uintptr_t)c.code;
     uint64_t pool = (uint64_t)(uintptr_t)k.map;
@@ -237,8 +238,8 @@ static void check_kernel(const struct mcode *m, enum render_isa isa, enum jit_ou
 
     expect3(&c, ZYDIS_MNEMONIC_LEA, reg_op(ZYDIS_REGISTER_R9),
             mem_op(ZYDIS_REGISTER_R8, c.layout.slot_bias, false), 0);
-    expect3(&c, ZYDIS_MNEMONIC_LEA, reg_op(ZYDIS_REGISTER_R10), mem_op(ZYDIS_REGISTER_RIP, 0, false),
-            pool + (uint64_t)c.layout.pool_bias);
+    expect3(&c, ZYDIS_MNEMONIC_LEA, reg_op(ZYDIS_REGISTER_R10),
+            mem_op(ZYDIS_REGISTER_RIP, 0, false), pool + (uint64_t)c.layout.pool_bias);
     expect3(&c, ZYDIS_MNEMONIC_TEST, reg_op(ZYDIS_REGISTER_RCX), reg_op(ZYDIS_REGISTER_RCX), 0);
     expect_branch(&c, ZYDIS_MNEMONIC_JZ, end);
     assert_int_equal(c.at, k.body_offset);
@@ -256,12 +257,14 @@ static void check_kernel(const struct mcode *m, enum render_isa isa, enum jit_ou
     if (out == JIT_VALUES) {
         expect3(&c, ZYDIS_MNEMONIC_VMOVUPS, mem_op(ZYDIS_REGISTER_RDX, 0, false), reg_op(res), 0);
     } else {
-        struct expect cmp = {ZYDIS_MNEMONIC_VCMPPS, 4, {reg_op(res), reg_op(res), zero, imm_op(0x11)}};
+        struct expect cmp = {
+            ZYDIS_MNEMONIC_VCMPPS, 4, {reg_op(res), reg_op(res), zero, imm_op(0x11)}};
         if (isa == ISA_AVX512) {
             cmp.n = 4;
             cmp.op[0] = reg_op(ZYDIS_REGISTER_K1);
             check_next(&c, &cmp);
-            expect3(&c, ZYDIS_MNEMONIC_KMOVW, reg_op(ZYDIS_REGISTER_EAX), reg_op(ZYDIS_REGISTER_K1), 0);
+            expect3(&c, ZYDIS_MNEMONIC_KMOVW, reg_op(ZYDIS_REGISTER_EAX), reg_op(ZYDIS_REGISTER_K1),
+                    0);
         } else {
             check_next(&c, &cmp);
             expect3(&c, ZYDIS_MNEMONIC_VMOVMSKPS, reg_op(ZYDIS_REGISTER_EAX), reg_op(res), 0);
@@ -291,8 +294,8 @@ static void add_mop(struct mcode *m, size_t *cap, enum mop_kind kind, unsigned d
         m->mops = realloc(m->mops, *cap * sizeof *m->mops);
         assert_non_null(m->mops);
     }
-    m->mops[m->n_mops++] = (struct mop){(uint8_t)kind, (uint8_t)dst, (uint8_t)src1,
-                                        (uint8_t)src2_kind, src2};
+    m->mops[m->n_mops++] =
+        (struct mop){(uint8_t)kind, (uint8_t)dst, (uint8_t)src1, (uint8_t)src2_kind, src2};
 }
 
 /* Every mop kind with every register in every position, and memory operands at the edges of the

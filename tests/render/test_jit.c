@@ -74,8 +74,8 @@ static void check_jit(const struct vm_prog *p, struct oracle *o, enum render_isa
                          (double)expected[i]);
             bool inside = (bits[i / lanes] >> (i % lanes)) & 1;
             if (inside != (expected[i] < 0.0f))
-                fail_msg("%s, %s: mask bit %d is %d for value %a", what, isa_name(isa), i,
-                         inside, (double)expected[i]);
+                fail_msg("%s, %s: mask bit %d is %d for value %a", what, isa_name(isa), i, inside,
+                         (double)expected[i]);
         }
     }
     free(xs);

@@ -91,17 +91,24 @@ static void test_numbers(void **state)
         const char *text;
         float value;
     } cases[] = {
-        {"1", 1.0f},        {"-1", -1.0f},    {"+1.5", 1.5f},     {".5", 0.5f},
-        {"5.", 5.0f},       {"1e3", 1000.0f}, {"1E-3", 1e-3f},    {"0.1", 0.1f},
-        {"8.13008", 8.13008f}, {"1e-45", 1e-45f}, {"3.4028235e38", 3.4028235e38f},
+        {"1", 1.0f},
+        {"-1", -1.0f},
+        {"+1.5", 1.5f},
+        {".5", 0.5f},
+        {"5.", 5.0f},
+        {"1e3", 1000.0f},
+        {"1E-3", 1e-3f},
+        {"0.1", 0.1f},
+        {"8.13008", 8.13008f},
+        {"1e-45", 1e-45f},
+        {"3.4028235e38", 3.4028235e38f},
         {"000000000000000000000000000012.5", 12.5f},
         {"0.000000000000000000000000000000000000000000001", 1e-45f},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         float got = parse_constant(cases[i].text);
         if (memcmp(&got, &cases[i].value, sizeof got) != 0)
-            fail_msg("%s: got %a, expected %a", cases[i].text, (double)got,
-                     (double)cases[i].value);
+            fail_msg("%s: got %a, expected %a", cases[i].text, (double)got, (double)cases[i].value);
     }
     float z = parse_constant("-0");
     assert_true(z == 0.0f && signbit(z));
@@ -274,12 +281,9 @@ static void test_prospero(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid_program),
-        cmocka_unit_test(test_ids_of_every_spelling),
-        cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_numbers_match_strtod),
-        cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_mutations_never_crash),
+        cmocka_unit_test(test_valid_program), cmocka_unit_test(test_ids_of_every_spelling),
+        cmocka_unit_test(test_numbers),       cmocka_unit_test(test_numbers_match_strtod),
+        cmocka_unit_test(test_errors),        cmocka_unit_test(test_mutations_never_crash),
         cmocka_unit_test(test_prospero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,8 +16,8 @@
 #include "workloads/render/optimize.h"
 #include "workloads/render/regalloc.h"
 
-static void check_against_interpreter(const struct vm_prog *p, const struct mcode *m,
-                                      uint64_t *rng, int points, const char *what)
+static void check_against_interpreter(const struct vm_prog *p, const struct mcode *m, uint64_t *rng,
+                                      int points, const char *what)
 {
     struct vm_interp *in = vm_interp_new(p);
     float *scratch = vm_interp_scratch_new(in);
@@ -100,8 +100,8 @@ static void test_slots_are_reused(void **state)
         for (int i = 0; i < 40; i++)
             len += (size_t)snprintf(text + len, sizeof text - len, "_%x %s _%x\n", base + i,
                                     i % 2 ? "square" : "neg", round == 0 ? 0 : base - 1);
-        len += (size_t)snprintf(text + len, sizeof text - len, "_%x add _%x _%x\n", base + 40,
-                                base, base + 1);
+        len += (size_t)snprintf(text + len, sizeof text - len, "_%x add _%x _%x\n", base + 40, base,
+                                base + 1);
         for (int i = 2; i < 40; i++)
             len += (size_t)snprintf(text + len, sizeof text - len, "_%x add _%x _%x\n",
                                     base + 39 + i, base + 38 + i, base + i);

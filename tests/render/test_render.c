@@ -41,8 +41,8 @@ static void test_every_isa_and_thread_count_agree(void **state)
             if (!isa_supported(all_isas[i]))
                 continue;
             for (int threads = 1; threads <= 5; threads += 2) {
-                uint8_t *img = render(render_scene_vm, render_scene_vm_len, all_isas[i], size,
-                                      threads);
+                uint8_t *img =
+                    render(render_scene_vm, render_scene_vm_len, all_isas[i], size, threads);
                 if (memcmp(img, reference, (size_t)size * (size_t)size) != 0)
                     fail_msg("size %d, %s, %d threads: image differs from the interpreter's", size,
                              isa_name(all_isas[i]), threads);
@@ -72,7 +72,8 @@ static void test_orientation(void **state)
         if (!isa_supported(all_isas[i]))
             continue;
         uint8_t *img = render(upper_left, strlen(upper_left), all_isas[i], 4, 2);
-        static const uint8_t expected[16] = {255, 255, 0, 0, 255, 255, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        static const uint8_t expected[16] = {255, 255, 0, 0, 255, 255, 0, 0,
+                                             0,   0,   0, 0, 0,   0,   0, 0};
         assert_memory_equal(img, expected, 16);
         free(img);
     }

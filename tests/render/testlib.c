@@ -86,8 +86,8 @@ char *random_program(uint64_t *s, uint32_t n)
         } else if (vm_op_arity((enum vm_op)op) == 1) {
             append(&buf, &len, &cap, "_%x %s _%x\n", i, vm_op_name((enum vm_op)op), pick(s, i));
         } else {
-            append(&buf, &len, &cap, "_%x %s _%x _%x\n", i, vm_op_name((enum vm_op)op),
-                   pick(s, i), pick(s, i));
+            append(&buf, &len, &cap, "_%x %s _%x _%x\n", i, vm_op_name((enum vm_op)op), pick(s, i),
+                   pick(s, i));
         }
     }
     return buf;

@@ -56,8 +56,8 @@ static void prepare(const struct fixture *f, const char *vm, int threads,
 {
     const struct workload *w = workload_find("render");
     assert_non_null(w);
-    struct workload_options opts = {.render_size = 64, .render_vm = vm,
-                                    .render_threads = threads, .exe_dir = f->dir};
+    struct workload_options opts = {
+        .render_size = 64, .render_vm = vm, .render_threads = threads, .exe_dir = f->dir};
     char why[256] = "";
     assert_true(w->available(&opts, why, sizeof why));
     struct errbuf eb = {{0}};

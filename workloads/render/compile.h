@@ -17,8 +17,8 @@ struct compile_times {
 };
 
 struct compiled {
-    struct vm_prog source;    /* as parsed */
-    struct vm_prog prog;      /* as optimised; what runs */
+    struct vm_prog source; /* as parsed */
+    struct vm_prog prog;   /* as optimised; what runs */
     struct vm_opt_stats opt;
     struct mcode mcode;       /* JIT only */
     struct jit_kernel kernel; /* JIT only */

@@ -23,8 +23,8 @@ bool isa_supported(enum render_isa isa)
     if (!osxsave || !avx)
         return false;
     uint64_t xcr0 = xgetbv0();
-    bool ymm_state = (xcr0 & 0x6) == 0x6;            /* SSE and AVX state */
-    bool zmm_state = (xcr0 & 0xe6) == 0xe6;          /* plus opmask and both zmm halves */
+    bool ymm_state = (xcr0 & 0x6) == 0x6;   /* SSE and AVX state */
+    bool zmm_state = (xcr0 & 0xe6) == 0xe6; /* plus opmask and both zmm halves */
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
         return false;
     bool avx2 = b & (1u << 5), avx512f = b & (1u << 16), avx512dq = b & (1u << 17);

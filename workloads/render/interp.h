@@ -1,7 +1,7 @@
 /* interp: the portable evaluator, the renderer's fallback and the tests' oracle.
  *
- * It runs the program one instruction at a time over a batch of VM_INTERP_LANES points, each value a
- * row of lanes in a scratch buffer whose rows are reused once a value is dead. */
+ * It runs the program one instruction at a time over a batch of VM_INTERP_LANES points, each value
+ * a row of lanes in a scratch buffer whose rows are reused once a value is dead. */
 #pragma once
 
 #include <stddef.h>

@@ -201,8 +201,8 @@ int jit_encode(const struct mcode *m, enum render_isa isa, enum jit_output out, 
     return a->oom ? -1 : 0;
 }
 
-int jit_build(const struct mcode *m, enum render_isa isa, enum jit_output out,
-              struct jit_kernel *k, char *why, size_t whylen)
+int jit_build(const struct mcode *m, enum render_isa isa, enum jit_output out, struct jit_kernel *k,
+              char *why, size_t whylen)
 {
     memset(k, 0, sizeof *k);
     struct x86_buf a = {0};

@@ -43,12 +43,12 @@ unsigned jit_lanes(enum render_isa isa);
 
 /* Encodes m for isa (AVX2 or AVX-512) into buf, the pool first; *body_* locate the mops' code
  * within buf. Returns 0, or -1 when out of memory. */
-int jit_encode(const struct mcode *m, enum render_isa isa, enum jit_output out,
-               struct x86_buf *buf, size_t *code_offset, size_t *body_offset, size_t *body_len);
+int jit_encode(const struct mcode *m, enum render_isa isa, enum jit_output out, struct x86_buf *buf,
+               size_t *code_offset, size_t *body_offset, size_t *body_len);
 
 /* Encodes, maps, copies and makes the mapping read+exec. Returns 0, or -1 with why filled. */
-int jit_build(const struct mcode *m, enum render_isa isa, enum jit_output out,
-              struct jit_kernel *k, char *why, size_t whylen);
+int jit_build(const struct mcode *m, enum render_isa isa, enum jit_output out, struct jit_kernel *k,
+              char *why, size_t whylen);
 void jit_free(struct jit_kernel *k);
 
 /* How the kernel addresses its memory operands, shared with the tests that check its code. */

@@ -231,8 +231,8 @@ static long peak_rss_kib(void)
     return kib;
 }
 
-static void print_timings(const struct options *o, const struct compiled *c,
-                          const double *render_s, int repeat)
+static void print_timings(const struct options *o, const struct compiled *c, const double *render_s,
+                          int repeat)
 {
     const struct compile_times *t = &c->times;
     const struct mcode *m = &c->mcode;
@@ -242,10 +242,9 @@ static void print_timings(const struct options *o, const struct compiled *c,
             "\"after_dedup\": %u, \"deduped\": %u, \"folded\": %u, \"dead\": %u, "
             "\"registers\": %u, \"spill_slots\": %u, \"spill_stores\": %u, \"reloads\": %u, "
             "\"memory_operands\": %u, \"code_bytes\": %zu, ",
-            isa_name(c->eval.isa), o->size, o->threads, c->opt.before, c->opt.after,
-            c->opt.deduped, c->opt.folded, c->opt.dead,
-            c->eval.isa == ISA_INTERP ? 0 : jit_registers(c->eval.isa), m->n_slots, m->n_stores,
-            m->n_loads, m->n_mem_operands, c->kernel.code_len);
+            isa_name(c->eval.isa), o->size, o->threads, c->opt.before, c->opt.after, c->opt.deduped,
+            c->opt.folded, c->opt.dead, c->eval.isa == ISA_INTERP ? 0 : jit_registers(c->eval.isa),
+            m->n_slots, m->n_stores, m->n_loads, m->n_mem_operands, c->kernel.code_len);
     fprintf(stderr,
             "\"parse_ms\": %.4f, \"dedup_ms\": %.4f, \"regalloc_ms\": %.4f, \"emit_ms\": %.4f, "
             "\"compile_ms\": %.4f, \"render_ms\": [",
@@ -277,8 +276,8 @@ static int compile(const struct options *o, const char *text, size_t len, enum r
     char why[256];
     enum compile_status st = compile_program(text, len, isa, c, &perr, why, sizeof why);
     if (st == COMPILE_FAILED && isa != ISA_INTERP && strcmp(o->isa, "auto") == 0) {
-        fprintf(stderr, PROG ": %s JIT unavailable (%s); using the interpreter\n",
-                isa_name(isa), why);
+        fprintf(stderr, PROG ": %s JIT unavailable (%s); using the interpreter\n", isa_name(isa),
+                why);
         compiled_free(c);
         st = compile_program(text, len, ISA_INTERP, c, &perr, why, sizeof why);
     }

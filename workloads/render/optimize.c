@@ -65,8 +65,8 @@ static struct vm_insn rewrite(const struct consing *c, const struct vm_insn *in,
         x.a = remap[in->a];
     if (arity == 2)
         x.b = remap[in->b];
-    bool constant = arity > 0 && c->insns[x.a].op == VM_CONST &&
-                    (arity == 1 || c->insns[x.b].op == VM_CONST);
+    bool constant =
+        arity > 0 && c->insns[x.a].op == VM_CONST && (arity == 1 || c->insns[x.b].op == VM_CONST);
     if (constant) {
         float a = c->insns[x.a].imm, b = arity == 2 ? c->insns[x.b].imm : 0.0f;
         x = (struct vm_insn){.op = VM_CONST, .imm = vm_apply((enum vm_op)in->op, a, b)};

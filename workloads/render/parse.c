@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_TOKENS 4          /* id, op and at most two operands */
-#define MAX_NUMBER_CHARS 400  /* longer constants are refused rather than copied */
-#define QUOTE_MAX 40          /* how much of a bad token an error message repeats */
+#define MAX_TOKENS 4         /* id, op and at most two operands */
+#define MAX_NUMBER_CHARS 400 /* longer constants are refused rather than copied */
+#define QUOTE_MAX 40         /* how much of a bad token an error message repeats */
 
 struct token {
     const char *s;
@@ -140,8 +140,8 @@ static bool valid_id(const struct token *t)
 /* The instruction called t, or -1. */
 /* Lowercase hex digits' values plus one; 0 for any other byte. */
 static const uint8_t hex_digit[256] = {
-    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
-    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['0'] = 1, ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
 };
 
 /* The id's number when it is a canonical hex id within the direct map. */
@@ -374,7 +374,8 @@ static int parse_line(struct parser *p, const char *s, const char *end)
                               : lookup(p, &tok[2 + i], hash_id(tok[2 + i].s, tok[2 + i].n));
             if (ref < 0 && !valid_id(&tok[2 + i]))
                 return fail(p, "bad operand '%s'", quoted(&tok[2 + i], q));
-            if (ref < 0 && tok[2 + i].n == tok[0].n && memcmp(tok[2 + i].s, tok[0].s, tok[0].n) == 0)
+            if (ref < 0 && tok[2 + i].n == tok[0].n &&
+                memcmp(tok[2 + i].s, tok[0].s, tok[0].n) == 0)
                 return fail(p, "'%s' refers to itself", quoted(&tok[0], q));
             if (ref < 0)
                 return bad_reference(p, &tok[2 + i], end);

@@ -3,7 +3,8 @@
  * One instruction per line, "_ID OP ARGS...", separated by spaces or tabs; lines whose first
  * non-blank character is '#' are comments and blank lines are skipped. An id is '_' followed by
  * letters, digits or '_'. Constants are decimal numbers, parsed as double and rounded to float.
- * Any input either parses or yields one error naming its line; nothing is assumed about the bytes. */
+ * Any input either parses or yields one error naming its line; nothing is assumed about the bytes.
+ */
 #pragma once
 
 #include <stddef.h>

@@ -171,8 +171,8 @@ static void free_slot(struct alloc *s, uint32_t slot)
 }
 
 static const uint8_t mop_of[VM_OP_COUNT] = {
-    [VM_ADD] = MOP_ADD, [VM_SUB] = MOP_SUB,       [VM_MUL] = MOP_MUL,       [VM_MAX] = MOP_MAX,
-    [VM_MIN] = MOP_MIN, [VM_NEG] = MOP_NEG,       [VM_SQUARE] = MOP_SQUARE, [VM_SQRT] = MOP_SQRT,
+    [VM_ADD] = MOP_ADD, [VM_SUB] = MOP_SUB, [VM_MUL] = MOP_MUL,       [VM_MAX] = MOP_MAX,
+    [VM_MIN] = MOP_MIN, [VM_NEG] = MOP_NEG, [VM_SQUARE] = MOP_SQUARE, [VM_SQRT] = MOP_SQRT,
 };
 
 static void allocate_insn(struct alloc *s, uint32_t i)

@@ -160,8 +160,7 @@ int render_image(const struct evaluator *e, int size, int threads, uint8_t *pixe
         /* The calling thread is worker 0; a thread that fails to start just leaves its share to
          * the others. */
         for (int t = 1; t < threads; t++)
-            workers[t].started =
-                pthread_create(&workers[t].thread, NULL, work, &workers[t]) == 0;
+            workers[t].started = pthread_create(&workers[t].thread, NULL, work, &workers[t]) == 0;
         work(&workers[0]);
         for (int t = 1; t < threads; t++)
             if (workers[t].started)

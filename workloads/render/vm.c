@@ -6,9 +6,9 @@ static const struct {
     const char *name;
     int commutes;
 } op_info[VM_OP_COUNT] = {
-    [VM_VAR_X] = {"var-x", 0}, [VM_VAR_Y] = {"var-y", 0}, [VM_CONST] = {"const", 0},
-    [VM_ADD] = {"add", 1},     [VM_SUB] = {"sub", 0},     [VM_MUL] = {"mul", 1},
-    [VM_MAX] = {"max", 0},     [VM_MIN] = {"min", 0},     [VM_NEG] = {"neg", 0},
+    [VM_VAR_X] = {"var-x", 0},   [VM_VAR_Y] = {"var-y", 0}, [VM_CONST] = {"const", 0},
+    [VM_ADD] = {"add", 1},       [VM_SUB] = {"sub", 0},     [VM_MUL] = {"mul", 1},
+    [VM_MAX] = {"max", 0},       [VM_MIN] = {"min", 0},     [VM_NEG] = {"neg", 0},
     [VM_SQUARE] = {"square", 0}, [VM_SQRT] = {"sqrt", 0},
 };
 

@@ -22,10 +22,10 @@ enum vm_op {
 };
 
 struct vm_insn {
-    uint8_t op;  /* enum vm_op */
-    uint32_t a;  /* operands: indices of earlier instructions (unused ones are 0) */
+    uint8_t op; /* enum vm_op */
+    uint32_t a; /* operands: indices of earlier instructions (unused ones are 0) */
     uint32_t b;
-    float imm;   /* VM_CONST: the value */
+    float imm; /* VM_CONST: the value */
 };
 
 struct vm_prog {

@@ -7,7 +7,8 @@
 
 enum { MAP_0F = 1, MAP_0F38 = 2 };
 enum { PP_NONE = 0, PP_66 = 1 };
-#define NO_VVVV 0 /* an instruction without a second source encodes register 0, inverted as 1111 */
+#define NO_VVVV 0 /* an instruction without a second source encodes register 0, inverted as 1111   \
+                   */
 
 void x86_reserve(struct x86_buf *a, size_t n)
 {
@@ -49,8 +50,8 @@ static void modrm(struct x86_buf *a, unsigned reg, struct x86_rm rm, int disp8_s
         return;
     }
     unsigned base = rm.base & 7;
-    bool fits8 = rm.disp % disp8_scale == 0 && rm.disp / disp8_scale >= -128 &&
-                 rm.disp / disp8_scale <= 127;
+    bool fits8 =
+        rm.disp % disp8_scale == 0 && rm.disp / disp8_scale >= -128 && rm.disp / disp8_scale <= 127;
     unsigned mod = rm.disp == 0 && base != X86_RBP ? 0 : fits8 ? 1 : 2;
     x86_byte(a, (uint8_t)(mod << 6 | (reg & 7) << 3 | base));
     if (base == X86_RSP)

@@ -17,8 +17,22 @@ struct x86_buf {
 
 /* General-purpose registers by their encoding number. */
 enum x86_gpr {
-    X86_RAX, X86_RCX, X86_RDX, X86_RBX, X86_RSP, X86_RBP, X86_RSI, X86_RDI,
-    X86_R8, X86_R9, X86_R10, X86_R11, X86_R12, X86_R13, X86_R14, X86_R15,
+    X86_RAX,
+    X86_RCX,
+    X86_RDX,
+    X86_RBX,
+    X86_RSP,
+    X86_RBP,
+    X86_RSI,
+    X86_RDI,
+    X86_R8,
+    X86_R9,
+    X86_R10,
+    X86_R11,
+    X86_R12,
+    X86_R13,
+    X86_R14,
+    X86_R15,
 };
 
 /* The vector width and its encoding. */
