@@ -147,6 +147,28 @@ static void test_numbers_match_strtod(void **state)
     }
 }
 
+static void test_long_numbers(void **state)
+{
+    (void)state;
+    /* 400 characters still parse (through strtod); one more is refused with its own message. */
+    char text[512] = "_0 const 0.";
+    size_t len = strlen(text);
+    while (len < 9 + 400)
+        text[len++] = '0';
+    text[len - 1] = '5';
+    text[len] = '\0';
+    struct vm_prog p;
+    parse_ok(text, &p);
+    assert_true(p.insns[0].imm == 0.0f); /* 5e-389 underflows to zero */
+    vm_prog_free(&p);
+    text[len - 1] = '0';
+    text[len++] = '5';
+    text[len] = '\0';
+    struct vm_parse_error err;
+    assert_int_equal(vm_parse(text, len, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "number too long"));
+}
+
 struct bad_case {
     const char *text;
     size_t len; /* 0: strlen */
@@ -284,7 +306,7 @@ int main(void)
         cmocka_unit_test(test_valid_program), cmocka_unit_test(test_ids_of_every_spelling),
         cmocka_unit_test(test_numbers),       cmocka_unit_test(test_numbers_match_strtod),
         cmocka_unit_test(test_errors),        cmocka_unit_test(test_mutations_never_crash),
-        cmocka_unit_test(test_prospero),
+        cmocka_unit_test(test_long_numbers),  cmocka_unit_test(test_prospero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

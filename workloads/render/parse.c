@@ -1,5 +1,6 @@
-/* The VM parser: one pass over the lines, ids resolved through an open-addressing hash table.
- * Each failure is reported once, with its line, and the partial program is discarded. */
+/* The VM parser: one pass over the lines. Ids that are hex numbers (as generated programs write
+ * them) resolve through a direct table, any others through an open-addressing hash table. Each
+ * failure is reported once, with its line, and the partial program is discarded. */
 #include "workloads/render/parse.h"
 
 #include <math.h>
@@ -137,7 +138,6 @@ static bool valid_id(const struct token *t)
     return true;
 }
 
-/* The instruction called t, or -1. */
 /* Lowercase hex digits' values plus one; 0 for any other byte. */
 static const uint8_t hex_digit[256] = {
     ['0'] = 1, ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
@@ -160,6 +160,7 @@ static bool id_number(const struct parser *p, const struct token *t, uint32_t *n
     return !bad && v < p->n_numbers;
 }
 
+/* The instruction called t (whose hash_id is hash) in the hash table, or -1. */
 static int64_t lookup(const struct parser *p, const struct token *t, uint32_t hash)
 {
     for (uint32_t h = hash & p->mask;; h = (h + 1) & p->mask) {
@@ -221,7 +222,8 @@ static const double exact_powers_of_ten[] = {
 };
 
 /* A decimal number: [+-] digits [. digits] [e [+-] digits], at least one mantissa digit.
- * Returns 0, -1 for a malformed number, -2 for one outside float's range. Small numbers take
+ * Returns 0, -1 for a malformed number, -2 for one outside float's range, -3 for one of more
+ * than MAX_NUMBER_CHARS characters that needs strtod. Small numbers take
  * Clinger's fast path (the mantissa and the power of ten are both exact doubles, so one division
  * or multiplication rounds correctly); the rest go through strtod. Either way the double is then
  * rounded to float, as the VM format specifies. */
@@ -288,7 +290,7 @@ static int parse_number(const char *s, size_t n, float *out)
     } else {
         char buf[MAX_NUMBER_CHARS + 1];
         if (n > MAX_NUMBER_CHARS)
-            return -1;
+            return -3;
         memcpy(buf, s, n);
         buf[n] = '\0';
         value = fabs(strtod(buf, NULL));
@@ -363,6 +365,9 @@ static int parse_line(struct parser *p, const char *s, const char *end)
         int rc = parse_number(tok[2].s, tok[2].n, &insn->imm);
         if (rc == -2)
             return fail(p, "number out of single-precision range '%s'", quoted(&tok[2], q));
+        if (rc == -3)
+            return fail(p, "number too long '%s' (more than %d characters)", quoted(&tok[2], q),
+                        MAX_NUMBER_CHARS);
         if (rc < 0)
             return fail(p, "bad number '%s'", quoted(&tok[2], q));
     } else {
