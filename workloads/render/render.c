@@ -36,7 +36,7 @@ float render_coord(int i, int n)
     return (float)(-1.0 + i * (2.0 / (n - 1)));
 }
 
-/* Eight pixels per mask byte. */
+/* Eight pixels per mask byte, as a little-endian word (the JIT only exists on x86). */
 static uint64_t expand_byte(unsigned bits)
 {
     uint64_t v = 0;
