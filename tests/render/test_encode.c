@@ -393,7 +393,7 @@ static void test_prospero(void **state)
     size_t len;
     char *text = read_shared("prospero.vm", &len);
     if (!text)
-        skip(); /* ../shared/data/prospero.vm is absent */
+        skip(); /* read_shared said which file is absent */
     check_program(text, "prospero.vm");
     free(text);
 }

@@ -162,7 +162,7 @@ static void test_prospero(void **state)
     size_t len;
     char *text = read_shared("prospero.vm", &len);
     if (!text)
-        skip(); /* ../shared/data/prospero.vm is absent */
+        skip(); /* read_shared said which file is absent */
     if (!isa_supported(ISA_AVX2))
         skip(); /* no JIT on this CPU */
     uint64_t rng = 17;

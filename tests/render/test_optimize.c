@@ -151,7 +151,7 @@ static void test_prospero(void **state)
     size_t len;
     char *text = read_shared("prospero.vm", &len);
     if (!text)
-        skip(); /* ../shared/data/prospero.vm is absent */
+        skip(); /* read_shared said which file is absent */
     struct vm_prog out;
     struct vm_opt_stats st;
     optimize_text(text, &out, &st);

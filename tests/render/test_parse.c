@@ -290,7 +290,7 @@ static void test_prospero(void **state)
     size_t len;
     char *text = read_shared("prospero.vm", &len);
     if (!text)
-        skip(); /* ../shared/data/prospero.vm is absent */
+        skip(); /* read_shared said which file is absent */
     struct vm_prog p;
     struct vm_parse_error err;
     assert_int_equal(vm_parse(text, len, &p, &err), 0);

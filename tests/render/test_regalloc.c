@@ -125,7 +125,7 @@ static void test_prospero(void **state)
     size_t len;
     char *text = read_shared("prospero.vm", &len);
     if (!text)
-        skip(); /* ../shared/data/prospero.vm is absent */
+        skip(); /* read_shared said which file is absent */
     struct vm_prog src, p;
     struct vm_opt_stats st;
     parse_ok(text, &src);

@@ -86,7 +86,7 @@ static void test_prospero_256(void **state)
     char *text = read_shared("prospero.vm", &len);
     char *ref = read_shared("prospero-256.pgm", &ref_len);
     if (!text || !ref)
-        skip(); /* ../shared/data/prospero.vm or prospero-256.pgm is absent */
+        skip(); /* read_shared said which file is absent */
     const char *header = "P5\n256 256\n255\n";
     assert_int_equal(ref_len, strlen(header) + 256 * 256);
     assert_memory_equal(ref, header, strlen(header));

@@ -225,8 +225,10 @@ char *read_shared(const char *name, size_t *len)
     char path[4096];
     snprintf(path, sizeof path, "%s/../shared/data/%s", SOURCE_ROOT, name);
     FILE *f = fopen(path, "rb");
-    if (!f)
+    if (!f) {
+        print_message("skip: %s is absent\n", path);
         return NULL;
+    }
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
     rewind(f);

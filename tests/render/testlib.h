@@ -31,6 +31,6 @@ bool same_value(float a, float b);
 /* An interesting coordinate: mostly in [-1, 1], sometimes 0, -0 or large. */
 float random_coord(uint64_t *state);
 
-/* The text of a file under ../shared/data (relative to the source tree), or NULL when absent.
- * *len receives its size. */
+/* The text of a file under ../shared/data (relative to the source tree), or NULL when absent
+ * (saying so: the caller then skips). *len receives its size. */
 char *read_shared(const char *name, size_t *len);
