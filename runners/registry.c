@@ -9,6 +9,8 @@ extern const struct runner runner_sh;
 extern const struct runner runner_bwrap;
 extern const struct runner runner_bwrap_unshare;
 extern const struct runner runner_unshare;
+extern const struct runner runner_firejail;
+extern const struct runner runner_nspawn;
 
 const struct runner *const runner_table[] = {
     &runner_process,
@@ -17,6 +19,8 @@ const struct runner *const runner_table[] = {
     &runner_bwrap,
     &runner_bwrap_unshare,
     &runner_unshare,
+    &runner_firejail,
+    &runner_nspawn,
     NULL,
 };
 
