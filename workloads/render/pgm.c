@@ -32,8 +32,23 @@ int pgm_write_fd(int fd, const uint8_t *pixels, int size)
     return write_all(fd, pixels, (size_t)size * (size_t)size);
 }
 
+/* /dev/null or a FIFO: nothing to replace atomically, and renaming over a device would destroy it. */
+static int pgm_write_in_place(const char *path, const uint8_t *pixels, int size)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    int rc = pgm_write_fd(fd, pixels, size);
+    if (close(fd) < 0)
+        rc = -1;
+    return rc;
+}
+
 int pgm_write_file(const char *path, const uint8_t *pixels, int size)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return pgm_write_in_place(path, pixels, size);
     size_t len = strlen(path);
     char *tmp = malloc(len + 16);
     if (!tmp)
