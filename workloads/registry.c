@@ -3,11 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* true, cc and pipe are description files (workloads/NAME.wl), found by workload_resolve; inputs
- * needs a generated tree and a check of its own, so it is written in C. */
+extern const struct workload workload_render;
 extern const struct workload workload_inputs;
 
+/* true, cc and pipe are description files (workloads/NAME.wl), found by workload_resolve; render is
+ * C because its output check (the image's SHA-256) and its options are its own, inputs because it
+ * generates its tree and checks what each sample read. */
 const struct workload *const workload_table[] = {
+    &workload_render,
     &workload_inputs,
     NULL,
 };
