@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 
+#include "harness/bench.h"
 #include "harness/commands.h"
 #include "harness/usage.h"
 #include "runners/runner.h"
@@ -40,7 +41,8 @@ int cmd_list(int argc, char **argv)
         }
     }
     struct runner_options ropts = {.spawn = SPAWN_POSIX_SPAWN, .seccomp = "default",
-                                   .staging = "root"};
+                                   .staging = "root", .cache_dir = default_cache_dir(),
+                                   .timeout = DEFAULT_TIMEOUT};
     struct workload_options wopts = {.render_size = 256};
     json_t *mechs = json_array(), *works = json_array();
     for (size_t i = 0; runner_table[i]; i++) {

@@ -9,6 +9,10 @@ extern const struct runner runner_sh;
 extern const struct runner runner_bwrap;
 extern const struct runner runner_bwrap_unshare;
 extern const struct runner runner_unshare;
+extern const struct runner runner_runc;
+extern const struct runner runner_crun;
+extern const struct runner runner_podman;
+extern const struct runner runner_docker;
 
 const struct runner *const runner_table[] = {
     &runner_process,
@@ -17,6 +21,10 @@ const struct runner *const runner_table[] = {
     &runner_bwrap,
     &runner_bwrap_unshare,
     &runner_unshare,
+    &runner_runc,
+    &runner_crun,
+    &runner_podman,
+    &runner_docker,
     NULL,
 };
 
