@@ -17,7 +17,7 @@ extern char **environ;
 
 #define DEFAULT_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 /* How long a stop request (kill, rm) may take before the daemon counts as unresponsive. */
-#define STOP_TIMEOUT 10.0
+#define STOP_TIMEOUT 5.0
 
 struct engine_job {
     struct engine *engine;

@@ -1,9 +1,12 @@
 #!/bin/bash
-# A Docker daemon that dies in the middle of a run: the samples after its death are recorded as
-# failures with the client's reason, the run finishes promptly and writes complete results.
+# A Docker daemon that dies (kill) or stops answering (stop: SIGSTOP) in the middle of a run: the
+# samples after that are recorded as failures with a reason, the run finishes promptly and writes
+# complete results. A hung sample is stopped by --timeout; once the daemon does not even answer
+# the request to kill its container, the remaining samples fail at once instead of each waiting.
 # The daemon is a private one (its own socket, data root and exec root), never the shared one.
 set -euo pipefail
-sbx=${1:?usage: daemon-death.sh SBXBENCH}
+sbx=${1:?usage: daemon-death.sh SBXBENCH [kill|stop]}
+mode=${2:-kill}
 runs=40
 
 if [ "$(id -u)" -ne 0 ] || ! command -v dockerd >/dev/null || ! command -v docker >/dev/null; then
@@ -46,7 +49,7 @@ for i in $(seq 60); do
     sleep 1
 done
 
-"$sbx" run --mechanism=docker --workload=true -n "$runs" --warmup 0 --timeout 20 --no-progress \
+"$sbx" run --mechanism=docker --workload=true -n "$runs" --warmup 0 --timeout 3 --no-progress \
     --cache-dir "$work/cache" -o "$work/results.json" >"$work/table" 2>&1 &
 sbx_pid=$!
 
@@ -66,7 +69,7 @@ for i in $(seq 600); do
     sleep 0.1
 done
 
-kill -KILL "$dockerd_pid"
+if [ "$mode" = stop ]; then kill -STOP "$dockerd_pid"; else kill -KILL "$dockerd_pid"; fi
 killed_at=$(date +%s)
 if ! timeout 120 tail --pid="$sbx_pid" -f /dev/null; then
     echo "FAIL: sbxbench still running 120 s after the daemon died"
@@ -77,13 +80,14 @@ wait "$sbx_pid" || sbx_rc=$?
 sbx_pid=""
 took=$(($(date +%s) - killed_at))
 cat "$work/table"
-echo "sbxbench exited $sbx_rc, $took s after the daemon was killed"
+echo "sbxbench exited $sbx_rc, $took s after the daemon got SIG${mode^^}"
+[ "$took" -le 60 ] || { echo "FAIL: the rest of the run took $took s"; exit 1; }
 [ "$sbx_rc" -eq 0 ] || { echo "FAIL: sbxbench exit status $sbx_rc"; exit 1; }
 
-/usr/bin/python3 - "$work/results.json" "$runs" <<'EOF'
+/usr/bin/python3 - "$work/results.json" "$runs" "$mode" <<'EOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-runs = int(sys.argv[2])
+runs, mode = int(sys.argv[2]), sys.argv[3]
 (r,) = [r for r in doc["results"] if r["mechanism"] == "docker"]
 failed = [f["index"] for f in r["failures"]]
 problems = []
@@ -99,10 +103,13 @@ if not failed:
     problems.append("no sample failed after the daemon died")
 elif failed != list(range(failed[0], runs)):
     problems.append(f"not every sample after the death failed: {failed}")
+expected = ("exit status 125", "could not start") if mode == "kill" else ("timed out", "could not start")
 for f in r["failures"]:
-    if not f["reason"].startswith(("exit status 125", "could not start", "timed out")):
+    if not f["reason"].startswith(expected):
         problems.append(f"unexpected failure reason: {f['reason']}")
         break
+if mode == "stop" and not r["failures"][-1]["reason"].startswith("could not start"):
+    problems.append("samples kept waiting on the stopped daemon")
 for p in problems:
     print("FAIL:", p)
 if problems:
