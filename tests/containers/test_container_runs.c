@@ -163,6 +163,25 @@ static void writes_only_where_allowed_and_sees_no_more(void **state)
     assert_int_equal(access(made, F_OK), -1);
 }
 
+/* A dynamically linked program outside the system directories, as sbxbench's own workload binaries
+ * in build/ are: bound at its path, its libraries found through the bound system directories. */
+static void program_outside_system_dirs_runs(void **state)
+{
+    struct fixture *f = *state;
+    if (!f->ok)
+        skip();
+    char prog[PATH_MAX], cmd[2 * PATH_MAX];
+    snprintf(prog, sizeof prog, "%s/bin/echo-copy", scratch);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/bin && cp /bin/echo %s", scratch, prog);
+    assert_int_equal(system(cmd), 0);
+    char *argv[] = {prog, "from", "build/", NULL};
+    struct action a = {.argv = argv, .name = "echo-copy"};
+    struct outcome o;
+    run(f, &a, &o);
+    assert_int_equal(o.status, 0);
+    assert_string_equal(o.out, "from build/\n");
+}
+
 static void network_is_loopback_only(void **state)
 {
     struct fixture *f = *state;
@@ -244,6 +263,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exit_status_and_output_come_through),
         cmocka_unit_test(writes_only_where_allowed_and_sees_no_more),
+        cmocka_unit_test(program_outside_system_dirs_runs),
         cmocka_unit_test(network_is_loopback_only),
         cmocka_unit_test(stopping_a_sample_leaves_nothing_running),
     };
