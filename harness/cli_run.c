@@ -178,7 +178,7 @@ static const char **workload_names(void)
     return names;
 }
 
-static void set_defaults(struct run_config *cfg)
+void run_config_defaults(struct run_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->runs = DEFAULT_RUNS;
@@ -333,7 +333,7 @@ static int parse_one(int c, struct run_config *cfg, bool *runs_given)
 
 int parse_run_args(int argc, char **argv, struct run_config *cfg)
 {
-    set_defaults(cfg);
+    run_config_defaults(cfg);
     bool runs_given = false;
     optind = 1;
     opterr = 0;

@@ -9,3 +9,5 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_reproduce(int argc, char **argv);

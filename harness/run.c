@@ -450,7 +450,8 @@ static const struct bench *find_baseline(const struct run *run, const struct ben
 {
     for (size_t i = 0; i < run->n_benches; i++) {
         const struct bench *o = &run->benches[i];
-        if (o->wcase == b->wcase && strcmp(o->runner->name, "process") == 0 && o->summary.n > 0)
+        if (strcmp(o->wcase->label, b->wcase->label) == 0 &&
+            strcmp(o->runner->name, "process") == 0 && o->summary.n > 0)
             return o;
     }
     return NULL;
@@ -471,6 +472,8 @@ int run_summarize(struct run *run)
     for (size_t i = 0; i < run->n_benches; i++) {
         struct bench *b = &run->benches[i];
         const struct bench *base = find_baseline(run, b);
+        b->ratio = b->ratio_lo = b->ratio_hi = NAN;
+        b->baseline = NULL;
         if (!base || b->summary.n == 0)
             continue;
         b->baseline = base;

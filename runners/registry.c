@@ -9,6 +9,8 @@ extern const struct runner runner_sh;
 extern const struct runner runner_bwrap;
 extern const struct runner runner_bwrap_unshare;
 extern const struct runner runner_unshare;
+extern const struct runner runner_firejail;
+extern const struct runner runner_nspawn;
 extern const struct runner runner_runc;
 extern const struct runner runner_crun;
 extern const struct runner runner_podman;
@@ -21,6 +23,8 @@ const struct runner *const runner_table[] = {
     &runner_bwrap,
     &runner_bwrap_unshare,
     &runner_unshare,
+    &runner_firejail,
+    &runner_nspawn,
     &runner_runc,
     &runner_crun,
     &runner_podman,
