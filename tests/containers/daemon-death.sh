@@ -83,6 +83,8 @@ cat "$work/table"
 echo "sbxbench exited $sbx_rc, $took s after the daemon got SIG${mode^^}"
 [ "$took" -le 60 ] || { echo "FAIL: the rest of the run took $took s"; exit 1; }
 [ "$sbx_rc" -eq 0 ] || { echo "FAIL: sbxbench exit status $sbx_rc"; exit 1; }
+/usr/bin/python3 "$(dirname "$0")/../integration/check_results.py" "$work/results.json" \
+    --expect-mechanisms docker
 
 /usr/bin/python3 - "$work/results.json" "$runs" "$mode" <<'EOF'
 import json, sys

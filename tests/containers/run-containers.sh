@@ -15,6 +15,9 @@ if ! "$sbx" run --mechanism=docker,podman,runc,crun --workload=true -n 5 --warmu
     exit 1
 fi
 cat "$work/table"
+# The schema and the results' own consistency, as for every other mechanism.
+/usr/bin/python3 "$(dirname "$0")/../integration/check_results.py" "$work/results.json" \
+    --expect-mechanisms docker,podman,runc,crun
 
 /usr/bin/python3 - "$work/results.json" <<'EOF'
 import json, os, re, shutil, sys
