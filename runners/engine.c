@@ -15,7 +15,6 @@
 
 extern char **environ;
 
-#define DEFAULT_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 /* How long a stop request (kill, rm) may take before the daemon counts as unresponsive. */
 #define STOP_TIMEOUT 5.0
 
@@ -103,7 +102,7 @@ static void add_env(struct argvb *b, const struct action *a)
 {
     if (!has_path(a->envp)) {
         argvb_add(b, "--env");
-        argvb_add(b, DEFAULT_PATH);
+        argvb_add(b, ROOTFS_DEFAULT_PATH);
     }
     for (size_t i = 0; a->envp && a->envp[i]; i++) {
         argvb_add(b, "--env");

@@ -11,7 +11,6 @@
 #include "runners/fsutil.h"
 #include "runners/rootfs.h"
 
-#define DEFAULT_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 static json_t *strings(const char *const *v)
 {
@@ -30,7 +29,7 @@ static json_t *env_json(const struct action *a)
         json_array_append_new(env, json_string(a->envp[i]));
     }
     if (!has_path)
-        json_array_insert_new(env, 0, json_string(DEFAULT_PATH));
+        json_array_insert_new(env, 0, json_string(ROOTFS_DEFAULT_PATH));
     return env;
 }
 

@@ -8,6 +8,9 @@
 
 #include "runners/errbuf.h"
 
+/* The environment's PATH in a container when the action sets none. */
+#define ROOTFS_DEFAULT_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
 /* The top-level directories that hold programs and libraries, where the host has them. */
 extern const char *const rootfs_system_dirs[];
 
