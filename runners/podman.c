@@ -21,7 +21,7 @@ static char *const import_flags[] = {"--quiet", "--message", "sbxbench rootfs", 
 static struct engine podman = {.name = "podman", .set_user = false, .import_flags = import_flags};
 static bool podman_ready;
 
-/* The dimensions tried, each from podman's default outwards. */
+/* The dimensions tried, each from podman's default outwards (NULL: podman's own choice). */
 static const char *const runtimes[] = {NULL, "runc"};
 static const char *const cgroup_managers[] = {NULL, "cgroupfs"};
 
@@ -63,34 +63,96 @@ static int configure(const char *runtime, const char *manager, enum limit_choice
     return podman.global_flags && podman.run_flags ? 0 : -1;
 }
 
-/* Tries every configuration in order until one runs; false with why when none does. */
+#define N_RUNTIMES (sizeof runtimes / sizeof *runtimes)
+#define N_MANAGERS (sizeof cgroup_managers / sizeof *cgroup_managers)
+#define N_CONFIGURATIONS ((int)(N_RUNTIMES * N_MANAGERS * N_LIMITS))
+
+/* Configuration i of the search, in order: runtime, then cgroup manager, then limits. */
+static const char *runtime_of(int i)
+{
+    return runtimes[(size_t)i / (N_MANAGERS * N_LIMITS)];
+}
+
+static int apply(int i)
+{
+    return configure(runtime_of(i), cgroup_managers[((size_t)i / N_LIMITS) % N_MANAGERS],
+                     (enum limit_choice)(i % N_LIMITS));
+}
+
+static bool runtime_installed(int i)
+{
+    char *path = runtime_of(i) ? find_program(runtime_of(i)) : NULL;
+    bool installed = !runtime_of(i) || path;
+    free(path);
+    return installed;
+}
+
+/* The configuration found last time is kept in the cache and tried first, so that only a host
+ * that changed pays for the search again; it is still proved by a run each time. */
+static char *remembered_path(const char *cache_dir)
+{
+    struct errbuf eb;
+    char *dir = rootfs_cache_subdir(cache_dir, &eb), *path = NULL;
+    if (dir && asprintf(&path, "%s/podman-configuration", dir) < 0)
+        path = NULL;
+    free(dir);
+    return path;
+}
+
+static int recall(const char *cache_dir)
+{
+    char *path = remembered_path(cache_dir);
+    FILE *f = path ? fopen(path, "re") : NULL;
+    int i = -1;
+    if (f && (fscanf(f, "%d", &i) != 1 || i < 0 || i >= N_CONFIGURATIONS))
+        i = -1;
+    if (f)
+        fclose(f);
+    free(path);
+    return i;
+}
+
+static void remember(const char *cache_dir, int i)
+{
+    char *path = remembered_path(cache_dir), *tmp = NULL;
+    if (path && asprintf(&tmp, "%s.tmp", path) >= 0) {
+        FILE *f = fopen(tmp, "we");
+        if (f && fprintf(f, "%d\n", i) > 0 && fclose(f) == 0)
+            rename(tmp, path);
+        else if (f)
+            fclose(f);
+        unlink(tmp);
+    }
+    free(tmp);
+    free(path);
+}
+
+/* Tries the configurations in order until one runs; false with why when none does. */
 static bool find_configuration(const struct runner_options *opts, char *why, size_t whylen)
 {
     char line[512], first[512] = "";
-    int tried = 0;
-    for (size_t rt = 0; rt < sizeof runtimes / sizeof *runtimes; rt++) {
-        char *runtime_path = runtimes[rt] ? find_program(runtimes[rt]) : NULL;
-        bool installed = !runtimes[rt] || runtime_path;
-        free(runtime_path);
-        if (!installed)
+    int known = recall(opts->cache_dir), tried = 0;
+    if (known >= 0 && runtime_installed(known) && apply(known) == 0 &&
+        engine_probe(&podman, opts, line, sizeof line) == 0)
+        return true;
+    for (int i = 0; i < N_CONFIGURATIONS; i++) {
+        if (!runtime_installed(i))
             continue;
-        for (size_t m = 0; m < sizeof cgroup_managers / sizeof *cgroup_managers; m++) {
-            for (int l = 0; l < N_LIMITS; l++) {
-                if (configure(runtimes[rt], cgroup_managers[m], l) < 0) {
-                    snprintf(why, whylen, "out of memory");
-                    return false;
-                }
-                int rc = engine_probe(&podman, opts, line, sizeof line);
-                tried++;
-                if (rc == 0)
-                    return true;
-                if (!first[0])
-                    snprintf(first, sizeof first, "%s", line[0] ? line : "no message");
-                if (rc < 0) {
-                    snprintf(why, whylen, "podman run did not finish: %s", first);
-                    return false;
-                }
-            }
+        if (apply(i) < 0) {
+            snprintf(why, whylen, "out of memory");
+            return false;
+        }
+        int rc = engine_probe(&podman, opts, line, sizeof line);
+        tried++;
+        if (rc == 0) {
+            remember(opts->cache_dir, i);
+            return true;
+        }
+        if (!first[0])
+            snprintf(first, sizeof first, "%s", line[0] ? line : "no message");
+        if (rc < 0) {
+            snprintf(why, whylen, "podman run did not finish: %s", first);
+            return false;
         }
     }
     snprintf(why, whylen,

@@ -69,6 +69,7 @@ static const char podman_quirky[] =
     "#!/bin/sh\n"
     "for word; do case \"$word\" in -*) ;; *) break ;; esac; done\n"
     "[ \"$word\" = run ] || exit 0\n"
+    "echo run >> \"$(dirname \"$0\")/runs.log\"\n"
     "case \"$*\" in\n"
     "  *--runtime=runc*--ulimit=nproc=1024:1024*) exit 0 ;;\n"
     "esac\n"
@@ -100,6 +101,37 @@ static void podman_probing_finds_the_working_flags(void **state)
     r->cleanup(&job);
     strv_free(job.argv);
     strv_free(job.envp);
+}
+
+static int count_lines(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    int n = 0, c;
+    while (f && (c = fgetc(f)) != EOF)
+        n += c == '\n';
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* The second time, the configuration found the first time is proved by one run, not searched. */
+static void podman_remembers_the_configuration_it_found(void **state)
+{
+    (void)state;
+    fake("podman", podman_quirky);
+    struct runner_options opts = options();
+    char why[512] = "", log[PATH_MAX], remembered[PATH_MAX];
+    snprintf(log, sizeof log, "%s/runs.log", bin);
+    snprintf(remembered, sizeof remembered, "%s/containers/%s/podman-configuration", cache,
+             SBXBENCH_VERSION);
+    unlink(remembered);
+    assert_true(runner_find("podman")->available(&opts, why, sizeof why));
+    assert_int_equal(access(remembered, R_OK), 0);
+    int searched = count_lines(log);
+    assert_true(searched > 1);
+    assert_int_equal(unlink(log), 0);
+    assert_true(runner_find("podman")->available(&opts, why, sizeof why));
+    assert_int_equal(count_lines(log), 1);
 }
 
 static void podman_that_never_runs_says_why(void **state)
@@ -215,6 +247,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(podman_probing_finds_the_working_flags),
+        cmocka_unit_test(podman_remembers_the_configuration_it_found),
         cmocka_unit_test(podman_that_never_runs_says_why),
         cmocka_unit_test(podman_missing_is_named),
         cmocka_unit_test(docker_without_daemon_says_so),
