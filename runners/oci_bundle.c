@@ -11,7 +11,6 @@
 #include "runners/fsutil.h"
 #include "runners/rootfs.h"
 
-
 static json_t *strings(const char *const *v)
 {
     json_t *a = json_array();
