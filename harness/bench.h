@@ -34,6 +34,9 @@ struct bench {
     /* Filled after the run. */
     struct summary summary;        /* over the successful samples */
     double ratio, ratio_lo, ratio_hi; /* median / the process baseline's median; NAN if none */
+    /* The mechanism's cost in this case: median - the baseline's median, and that as a fraction
+     * of this median (docs/workloads.md); NAN without a baseline. */
+    double overhead_s, overhead_fraction, overhead_fraction_lo, overhead_fraction_hi;
     const struct bench *baseline;
 };
 
