@@ -167,6 +167,7 @@ static json_t *result_json(const struct bench *b)
     json_object_set_new(r, "case", json_string(b->wcase->label));
     json_object_set_new(r, "params", params_json(b->wcase));
     json_object_set_new(r, "argv", b->job.argv ? strv_json(b->job.argv) : json_null());
+    json_object_set_new(r, "note", b->job.note ? json_string(b->job.note) : json_null());
     json_object_set_new(r, "skipped", json_boolean(b->skipped));
     json_object_set_new(r, "reason", b->skipped ? json_string(b->reason) : json_null());
     json_object_set_new(r, "runs", json_integer((json_int_t)b->n_samples));
