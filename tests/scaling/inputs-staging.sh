@@ -27,12 +27,14 @@ declare -A MUST=(
     [bwrap-unshare]="root per-file"
     [inproc]="root per-file bind-each open-tree symlinks overlay"
     [inproc-fs]="root per-file bind-each open-tree symlinks overlay"
+    [runc]="root"
+    [crun]="root"
     [docker]="root"
     [podman]="root"
 )
 ALL_METHODS=root,per-file,bind-each,open-tree,symlinks,overlay
 mechs=""
-for m in process bwrap bwrap-unshare inproc inproc-fs docker podman; do
+for m in process bwrap bwrap-unshare inproc inproc-fs runc crun docker podman; do
     if "$SBXBENCH" list --json | grep -q "\"name\": \"$m\"" && ready "$m"; then
         mechs="$mechs,$m"
     else
