@@ -9,3 +9,4 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_exec(int argc, char **argv);

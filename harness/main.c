@@ -17,6 +17,7 @@ struct command {
 static const struct command commands[] = {
     {"run", cmd_run, "measure workloads under sandboxing mechanisms"},
     {"list", cmd_list, "list mechanisms and workloads and whether they can run here"},
+    {"exec", cmd_exec, "run a command in sbxbench's own sandbox"},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,186 @@
+/* libsbx internals: the prepared sandbox and the pieces that build and run it.
+ *
+ * Two sides. The prepare side (plan.c, policy.c, filter.c, privs.c, launch.c's sbx_prepare) runs in
+ * the caller and may allocate. The child side (the functions named child_*) runs in the vfork-style
+ * child on the caller's memory: it must not allocate, take locks or write anything but the struct
+ * sbx_run of the current spawn, and it reports a failure with child_fail. */
+#pragma once
+
+#include <linux/filter.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/capability.h>
+
+#include "sandbox/sbx.h"
+
+/* Internal helpers return -1 with e filled, like the public ones. */
+int sbx_err(struct sbx_error *e, const char *step, const char *object, int errnum);
+int sbx_errf(struct sbx_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* NULL-terminated string vectors. */
+size_t vec_len(char *const *v);
+int vec_push(char ***v, const char *s);
+char **vec_dup(char *const *v);
+void vec_free(char **v);
+
+/* ---- the mount plan: a flat list of operations the child runs in order ---- */
+enum mount_op_kind {
+    OP_TMPFS,    /* mount a tmpfs on path; data: its options */
+    OP_MKDIR,    /* mkdir path (an existing one is fine) */
+    OP_MKFILE,   /* an empty file at path, to bind a file onto */
+    OP_SYMLINK,  /* symlink data -> path */
+    OP_PIVOT,    /* pivot_root(path, path/.oldroot), then chdir / */
+    OP_BIND,     /* bind (recursively) data onto path */
+    OP_SETATTR,  /* mount_setattr(path, attrs), recursively if recursive */
+    OP_PROC,     /* a new proc on path */
+    OP_DETACH,   /* umount2(path, MNT_DETACH) then rmdir(path) */
+    OP_CHDIR,    /* chdir path */
+};
+
+struct mount_op {
+    enum mount_op_kind kind;
+    char *path;
+    char *data;
+    uint64_t attrs;  /* MOUNT_ATTR_* for OP_SETATTR; mount flags for OP_TMPFS and OP_PROC */
+    bool recursive;
+    bool optional;   /* a missing path (ENOENT) is skipped, e.g. /proc/bus on kernels without it */
+};
+
+struct mount_plan {
+    struct mount_op *ops;
+    size_t n, cap;
+};
+
+/* Builds the plan for c: a tmpfs root with the host's system directories, /dev, /proc, /tmp, then
+ * c's binds and tmpfs, pivot_root and the old root detached. Checks every bind source. */
+int plan_build(struct mount_plan *p, const struct sbx_config *c, struct sbx_error *e);
+void plan_free(struct mount_plan *p);
+
+/* ---- seccomp: a policy (text) compiled once into a BPF program the child loads ---- */
+struct policy_rule {
+    char *syscall;
+    int action;   /* POLICY_ALLOW, POLICY_ERRNO, POLICY_KILL */
+    int errnum;   /* for POLICY_ERRNO */
+    /* Argument conditions, all of which must hold: (arg[index] & mask) op value. */
+    struct policy_cond {
+        unsigned index;
+        uint64_t mask, value;
+        bool not_equal;
+    } conds[6];
+    size_t n_conds;
+};
+
+enum { POLICY_ALLOW, POLICY_ERRNO, POLICY_KILL };
+
+struct policy {
+    int default_action;
+    int default_errnum;
+    struct policy_rule *rules;
+    size_t n_rules;
+};
+
+/* The built-in policy, in the text form policy_parse reads. */
+extern const char sbx_default_policy[];
+
+/* Parses a policy text; name is the file name for messages ("line 3: ..."). */
+int policy_parse(struct policy *p, const char *text, const char *name, struct sbx_error *e);
+void policy_free(struct policy *p);
+int policy_errno_from_name(const char *name);   /* "EPERM" -> 1, "13" -> 13; -1 if unknown */
+const char *policy_errno_name(int errnum);      /* 1 -> "EPERM"; NULL if not a known name */
+
+/* Compiles p with libseccomp for this machine's architectures and exports the BPF program. */
+int filter_build(const struct policy *p, struct sock_fprog *out, struct sbx_error *e);
+void filter_free(struct sock_fprog *f);
+
+/* ---- what one spawn leaves for its caller to read, written by the child ---- */
+enum mark {
+    MARK_CLONE,     /* the caller, just before clone */
+    MARK_CHILD,     /* the sandbox's pid 1: its first instruction */
+    MARK_UNSHARE,   /* mount, ipc, uts, cgroup, time (and net, unless a helper makes it) created */
+    MARK_MAPS,      /* uid/gid maps written */
+    MARK_UTS,       /* hostname set (and lo up, unless the helper did it) */
+    MARK_ROOT,      /* tmpfs root mounted, pivot_root done */
+    MARK_BINDS,     /* system and user binds, /dev, /tmp */
+    MARK_PROC,      /* /proc and its read-only parts */
+    MARK_DETACH,    /* old root detached, root read-only, chdir */
+    MARK_NET,       /* the helper's network namespace joined */
+    MARK_PRIVS,     /* full layer: capabilities dropped, no_new_privs */
+    MARK_SECCOMP,   /* full layer: filter loaded */
+    MARK_FORK,      /* full layer: the command's process started */
+    MARK_EXEC,      /* just before execve of the command */
+    MARK_INIT,      /* full layer: the command is running, pid 1 turns into the init */
+    MARK_RETURNED,  /* the caller, when clone returned */
+    N_MARKS,
+};
+
+struct sbx_run {
+    struct sbx_stdio io;
+    double mark[N_MARKS];
+    pid_t command_pid;  /* full layer: the command, as the sandbox's pid namespace numbers it */
+    volatile int exec_failed; /* the exit code the command's process gave up with, else 0 */
+    /* The network helper's results: the namespace as an fd, or the step that failed and why. */
+    volatile int net_fd;
+    const char *volatile net_step;
+    volatile int net_errno;
+    double net_started, net_done;
+};
+
+/* The status the init writes for the caller (fd 3 of the init, a memfd the caller has mapped). */
+struct init_report {
+    uint32_t magic;
+    int32_t status;
+};
+#define INIT_REPORT_MAGIC 0x53425831u /* "SBX1" */
+
+enum { SBX_STACK_SIZE = 256 * 1024, SBX_GUARD_SIZE = 4096 };
+
+struct sbx {
+    enum sbx_layer layer;
+    unsigned long clone_flags;   /* user and pid: what must exist before anything else */
+    int unshare_flags;           /* the other namespaces, created by the sandbox's pid 1 */
+    bool parallel_net;           /* a helper creates the network namespace meanwhile */
+    bool new_process_group;
+    bool share_net;
+    char uid_map[40], gid_map[40];
+    char *hostname;
+    char *chdir;            /* namespace layer only; the others chdir in the plan */
+    const char *program;
+    struct mount_plan plan;
+
+    char **argv;
+    char **envp;
+    char **candidates;      /* where argv[0] may be, in PATH order */
+
+    bool has_filter;
+    struct sock_fprog filter;
+    cap_t caps;             /* the capabilities the command keeps (empty unless --cap-add) */
+    cap_value_t last_cap;
+    uint64_t keep_caps;     /* bit per capability kept in the bounding and ambient sets */
+
+    int init_fd;            /* full layer: the embedded init, as an executable memfd */
+    int report_fd;          /* full layer: where the init reports */
+    struct init_report *report;
+
+    char *stacks;           /* two child stacks (pid 1; the net helper, then the command), guarded */
+    size_t stack_size;
+    struct sbx_run run;
+};
+
+/* Child side. Each returns only on success; failures end the child via child_fail. */
+_Noreturn void child_fail(struct sbx *s, const char *step, const char *object, int errnum);
+void child_write_maps(struct sbx *s);
+void child_set_hostname(struct sbx *s);
+/* Brings lo up in the caller's network namespace; 0, or -1 with *step and errno set. */
+int child_loopback_up(const char **step);
+void child_run_plan(struct sbx *s);
+void child_drop_privileges(struct sbx *s);
+void child_load_filter(struct sbx *s);
+double sbx_now(void);
+
+/* Prepare side of the privileges: which capabilities to keep. */
+int privs_prepare(struct sbx *s, char *const cap_add[], struct sbx_error *e);
+
+/* The embedded init (generated at build time from sandbox/init.c). */
+extern const unsigned char sbx_init_image[];
+extern const size_t sbx_init_image_size;

@@ -1,0 +1,290 @@
+/* Spawning a prepared sandbox, and everything that runs in the child until it executes.
+ *
+ * sbx_spawn clones with CLONE_VM | CLONE_VFORK and the user and pid namespaces: the child runs on a
+ * stack of its own in the caller's memory while the caller waits, so no page table is copied, and it
+ * only issues the syscalls the plan lists. It becomes the sandbox's pid 1 and creates the other
+ * namespaces itself, the network one on another CPU through a helper. In the namespace and
+ * filesystem layers it then executes the command. In the full layer it drops every privilege, starts
+ * the command the same way (a second vfork-style clone) and executes the embedded init, which is
+ * what releases the caller: from then on the sandbox and the caller share nothing.
+ *
+ * Built without AddressSanitizer: its instrumentation cannot follow a child on a foreign stack. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <linux/sockios.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox/internal.h"
+
+/* ------------------------------------------------------------------------------------------------
+ * The child side. */
+
+_Noreturn void child_fail(struct sbx *s, const char *step, const char *object, int errnum)
+{
+    /* strerrordesc_np: no translation, no allocation, no lock, unlike strerror. */
+    const char *reason = strerrordesc_np(errnum);
+    char line[1536];
+    int n = snprintf(line, sizeof line, "%s: sandbox: %s%s%s: %s\n", s->program, step,
+                     object ? ": " : "", object ? object : "", reason ? reason : "unknown error");
+    if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) {
+        /* Nowhere left to say it; the exit status still does. */
+    }
+    _exit(SBX_EXIT_SETUP);
+}
+
+/* Puts io on 0, 1 and 2, moving any that sits on another's place out of the way first. */
+static void child_stdio(struct sbx *s)
+{
+    int fds[3] = {s->run.io.in, s->run.io.out, s->run.io.err};
+    for (int i = 0; i < 3; i++) {
+        if (fds[i] < 3 && fds[i] != i) {
+            fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
+            if (fds[i] < 0)
+                child_fail(s, "stdio", NULL, errno);
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        if (fds[i] == i) {
+            if (fcntl(i, F_SETFD, 0) < 0)
+                child_fail(s, "stdio", NULL, errno);
+        } else if (dup2(fds[i], i) < 0) {
+            child_fail(s, "stdio", NULL, errno);
+        }
+    }
+}
+
+/* What the command must not inherit from the caller: its signal handlers (an ignored SIGPIPE, say).
+ * Signals stay blocked until just before execve. */
+static void default_signal_dispositions(void)
+{
+    for (int sig = 1; sig < NSIG; sig++) {
+        struct sigaction old;
+        if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &old) < 0)
+            continue;
+        if (old.sa_handler != SIG_DFL) {
+            struct sigaction dfl = {.sa_handler = SIG_DFL};
+            sigaction(sig, &dfl, NULL);
+        }
+    }
+}
+
+/* Executes the command, trying each candidate path as execvp would; never returns. Like a shell, a
+ * command found but not executable gives 126, one not found anywhere 127. */
+static _Noreturn void exec_command(struct sbx *s)
+{
+    default_signal_dispositions();
+    if (close_range(3, ~0U, 0) < 0)
+        child_fail(s, "close_range", NULL, errno);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    s->run.mark[MARK_EXEC] = sbx_now();
+    int err = ENOENT;
+    bool found = false;
+    for (size_t i = 0; s->candidates[i]; i++) {
+        execve(s->candidates[i], s->argv, s->envp);
+        if (errno != ENOENT && errno != ENOTDIR) {
+            err = errno;
+            found = true;
+        }
+    }
+    int code = found ? SBX_EXIT_NOT_EXECUTABLE : SBX_EXIT_NOT_FOUND;
+    s->run.exec_failed = code;
+    const char *reason = strerrordesc_np(err);
+    char line[1024];
+    int n = snprintf(line, sizeof line, "%s: exec: %s: %s\n", s->program, s->argv[0],
+                     reason ? reason : "unknown error");
+    if (n > 0 && write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) {
+        /* The exit code says it. */
+    }
+    _exit(code);
+}
+
+static char *stack_top(struct sbx *s, int which)
+{
+    return s->stacks + (size_t)which * (SBX_GUARD_SIZE + s->stack_size) + SBX_GUARD_SIZE + s->stack_size;
+}
+
+static int command_main(void *arg)
+{
+    struct sbx *s = arg;
+    s->run.mark[MARK_FORK] = sbx_now();
+    exec_command(s);
+}
+
+/* The full layer, in the sandbox's pid 1 once everything is set up and the privileges are gone:
+ * start the command (it inherits the dropped capabilities and the filter), then become the init. The
+ * init gets the report memfd as fd 3 and nothing else but stderr; executing it from an exec-only
+ * memfd makes it undumpable from its first instruction, so the command cannot ptrace it. */
+static _Noreturn void run_under_init(struct sbx *s)
+{
+    pid_t command = clone(command_main, stack_top(s, 1), CLONE_VM | CLONE_VFORK | SIGCHLD, s);
+    if (command < 0)
+        child_fail(s, "clone command", NULL, errno);
+    if (s->run.exec_failed)
+        _exit(s->run.exec_failed); /* it said why; going takes it along */
+    s->run.command_pid = command;
+    s->run.mark[MARK_INIT] = sbx_now();
+    int init_fd = s->init_fd;
+    if (init_fd == 3 && (init_fd = fcntl(3, F_DUPFD_CLOEXEC, 4)) < 0)
+        child_fail(s, "init", "fd", errno);
+    if (s->report_fd == 3 ? fcntl(3, F_SETFD, 0) < 0 : dup2(s->report_fd, 3) < 0)
+        child_fail(s, "init", "fd", errno);
+    if (close_range(4, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+        child_fail(s, "close_range", NULL, errno);
+    char pid_arg[16];
+    snprintf(pid_arg, sizeof pid_arg, "%d", (int)command);
+    char *argv[] = {"sbx-init", pid_arg, NULL}, *envp[] = {NULL};
+    execveat(init_fd, "", argv, envp, AT_EMPTY_PATH);
+    child_fail(s, "exec init", NULL, errno);
+}
+
+/* The network helper: the network namespace is by far the costliest to create (the kernel sets up
+ * every protocol's per-namespace state, lo's addresses and routes), so it is made on another CPU
+ * while pid 1 makes the others and the filesystem, then joined. It runs on the second stack, shares
+ * memory and the fd table with pid 1, and reports through s->run only. */
+static int net_helper_main(void *arg)
+{
+    struct sbx *s = arg;
+    s->run.net_started = sbx_now();
+    const char *step = "unshare: network namespace";
+    int sock = -1;
+    if (unshare(CLONE_NEWNET) < 0)
+        goto failed;
+    if (s->layer >= SBX_FILESYSTEM && child_loopback_up(&step) < 0)
+        goto failed;
+    step = "network namespace: socket";
+    sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (sock < 0)
+        goto failed;
+    step = "network namespace: SIOCGSKNS";
+    int fd = ioctl(sock, SIOCGSKNS);
+    if (fd < 0)
+        goto failed;
+    close(sock);
+    s->run.net_fd = fd;
+    s->run.net_done = sbx_now();
+    _exit(0);
+failed:
+    s->run.net_errno = errno;
+    s->run.net_step = step;
+    _exit(1);
+}
+
+static pid_t start_net_helper(struct sbx *s)
+{
+    s->run.net_fd = -1;
+    /* Exit signal 0: pid 1 reaps it with __WALL, nobody else hears of it. */
+    pid_t pid = clone(net_helper_main, stack_top(s, 1), CLONE_VM | CLONE_FILES, s);
+    if (pid < 0)
+        child_fail(s, "clone", "network namespace helper", errno);
+    return pid;
+}
+
+static void join_net(struct sbx *s, pid_t helper)
+{
+    int status;
+    while (waitpid(helper, &status, __WALL) < 0)
+        if (errno != EINTR)
+            child_fail(s, "wait", "network namespace helper", errno);
+    if (s->run.net_step)
+        child_fail(s, s->run.net_step, NULL, s->run.net_errno);
+    if (setns(s->run.net_fd, CLONE_NEWNET) < 0)
+        child_fail(s, "setns", "network namespace", errno);
+    close(s->run.net_fd);
+    s->run.mark[MARK_NET] = sbx_now();
+}
+
+static int sandbox_main(void *arg)
+{
+    struct sbx *s = arg;
+    s->run.mark[MARK_CHILD] = sbx_now();
+    pid_t net_helper = s->parallel_net ? start_net_helper(s) : 0;
+    /* The sandbox goes if its launcher goes, even by SIGKILL. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+        child_fail(s, "prctl", "PR_SET_PDEATHSIG", errno);
+    if (s->new_process_group && setpgid(0, 0) < 0)
+        child_fail(s, "setpgid", NULL, errno);
+    child_stdio(s);
+    /* The time namespace is entered at execve: a vfork-style child cannot switch clocks under its
+     * parent's feet. */
+    if (unshare(s->unshare_flags) < 0)
+        child_fail(s, "unshare", "mount, ipc, uts, cgroup, time namespaces", errno);
+    s->run.mark[MARK_UNSHARE] = sbx_now();
+    child_write_maps(s);
+    s->run.mark[MARK_MAPS] = sbx_now();
+    if (s->layer >= SBX_FILESYSTEM) {
+        child_set_hostname(s);
+        const char *step = NULL;
+        if (!s->parallel_net && !s->share_net && child_loopback_up(&step) < 0)
+            child_fail(s, step, NULL, errno);
+        s->run.mark[MARK_UTS] = sbx_now();
+        child_run_plan(s);
+    } else if (s->chdir && chdir(s->chdir) < 0) {
+        child_fail(s, "chdir", s->chdir, errno);
+    }
+    if (net_helper > 0)
+        join_net(s, net_helper);
+    if (s->layer == SBX_FULL) {
+        child_drop_privileges(s);
+        s->run.mark[MARK_PRIVS] = sbx_now();
+        child_load_filter(s);
+        s->run.mark[MARK_SECCOMP] = sbx_now();
+        run_under_init(s);
+    }
+    exec_command(s);
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The caller's side. */
+
+static void explain_clone_failure(int err, struct sbx_error *e)
+{
+    const char *hint = NULL;
+    if (err == ENOSPC || err == EUSERS)
+        hint = "user namespaces are unavailable or used up (see sysctl user.max_user_namespaces)";
+    else if (err == EPERM)
+        hint = "creating user namespaces is not permitted here (a sysctl, AppArmor or a container's "
+               "seccomp profile forbids it)";
+    else if (err == EINVAL)
+        hint = "this kernel lacks one of the namespaces";
+    sbx_err(e, "clone", "new namespaces", err);
+    if (hint) {
+        size_t n = strlen(e->msg);
+        snprintf(e->msg + n, sizeof e->msg - n, " (%s)", hint);
+    }
+}
+
+pid_t sbx_spawn(struct sbx *s, const struct sbx_stdio *io, struct sbx_error *e)
+{
+    memset(&s->run, 0, sizeof s->run);
+    s->run.io = *io;
+    if (s->report)
+        memset(s->report, 0, sizeof *s->report);
+    /* The child starts with every signal blocked: none may run the caller's handlers on its memory. */
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
+    s->run.mark[MARK_CLONE] = sbx_now();
+    pid_t pid = clone(sandbox_main, stack_top(s, 0), (int)s->clone_flags | SIGCHLD, s);
+    int err = errno;
+    s->run.mark[MARK_RETURNED] = sbx_now();
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    if (pid < 0) {
+        explain_clone_failure(err, e);
+        errno = err;
+        return -1;
+    }
+    return pid;
+}
+
