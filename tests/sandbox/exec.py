@@ -13,6 +13,7 @@ import random
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -232,6 +233,10 @@ def errors(rn, tag):
 
 
 def main():
+    if not stat.S_ISCHR(os.stat("/dev/null").st_mode):
+        # The sandbox binds the host's nodes; it cannot make its own in a user namespace.
+        check("the host's /dev/null is a device (something replaced it with a file)", False,
+              "restore it: mknod -m 666 /dev/null.new c 1 3 && mv /dev/null.new /dev/null")
     workdir = tempfile.mkdtemp(prefix="sbx-test-")
     try:
         os.chmod(workdir, 0o755)
