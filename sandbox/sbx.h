@@ -73,10 +73,9 @@ int sbx_config_string(char **field, const char *value, struct sbx_error *e); /* 
 int sbx_config_command(struct sbx_config *c, char *const argv[], struct sbx_error *e);
 
 /* Parses sandbox options (--bind, --ro-bind, --tmpfs, --chdir, --setenv, --clearenv, --hostname,
- * --share-net, --cap-add, --seccomp, --timeout, --mechanism, --serial) from argv[*i] on, stopping at "--" (which
- * it consumes), at the first word that is not an option, or at an option it does not know. Returns 1
- * when it consumed an option at argv[*i] (and advanced *i), 0 when argv[*i] is not one of its
- * options, -1 with e filled on a bad value. */
+ * --share-net, --cap-add, --seccomp, --timeout, --mechanism, --serial) at argv[*i]. Returns 1 when it
+ * consumed one (and its value; *i then points past them), 0 when argv[*i] is not one of its options
+ * ("--", the command, an option of the caller's), -1 with e filled on a bad value. */
 int sbx_parse_option(struct sbx_config *c, int argc, char **argv, int *i, struct sbx_error *e);
 
 /* The options that rebuild c, as `sbxbench exec` takes them (without the command); NULL-terminated,

@@ -252,7 +252,7 @@ static void explain_clone_failure(int err, struct sbx_error *e)
 {
     const char *hint = NULL;
     if (err == ENOSPC || err == EUSERS)
-        hint = "user namespaces are unavailable or used up (see sysctl user.max_user_namespaces)";
+        hint = "user namespaces are unavailable or used up (sysctl user.max_user_namespaces)";
     else if (err == EPERM)
         hint = "creating user namespaces is not permitted here (a sysctl, AppArmor or a container's "
                "seccomp profile forbids it)";
@@ -261,7 +261,7 @@ static void explain_clone_failure(int err, struct sbx_error *e)
     sbx_err(e, "clone", "new namespaces", err);
     if (hint) {
         size_t n = strlen(e->msg);
-        snprintf(e->msg + n, sizeof e->msg - n, " (%s)", hint);
+        snprintf(e->msg + n, sizeof e->msg - n, "; %s", hint);
     }
 }
 
