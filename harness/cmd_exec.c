@@ -177,17 +177,15 @@ static int wait_sandbox(pid_t pid, int sigfd, double timeout, struct outcome *o)
     return r == pid ? 0 : -1;
 }
 
-static void print_timings(const struct sbx *s, double returned, double reaped)
+static void print_timings(const struct sbx *s, double started, double returned, double reaped)
 {
     const char *names[32];
     double secs[32];
     size_t n = sbx_timings(s, names, secs, 32);
-    double total = reaped - returned;
+    double total = reaped - started;
     fprintf(stderr, "{\"steps_us\": {");
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         fprintf(stderr, "%s\"%s\": %.1f", i ? ", " : "", names[i], secs[i] * 1e6);
-        total += secs[i];
-    }
     fprintf(stderr, "%s\"run+exit+reap\": %.1f}, \"total_us\": %.1f}\n", n ? ", " : "",
             (reaped - returned) * 1e6, total * 1e6);
 }
@@ -237,6 +235,7 @@ int cmd_exec(int argc, char **argv)
     int status = 0;
     bool timed_out = false;
     for (long run = 0; run < a.repeat; run++) {
+        double started = now_s();
         pid_t pid = sbx_spawn(s, &io, &e);
         if (pid < 0) {
             usage_error("%s", e.msg);
@@ -251,7 +250,7 @@ int cmd_exec(int argc, char **argv)
             break;
         }
         if (a.timings)
-            print_timings(s, returned, o.reaped);
+            print_timings(s, started, returned, o.reaped);
         status = sbx_exit_status(s, o.status);
         timed_out = o.timed_out;
         if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0)

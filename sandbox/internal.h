@@ -103,8 +103,8 @@ enum mark {
     MARK_ROOT,      /* tmpfs root mounted, pivot_root done */
     MARK_BINDS,     /* system and user binds, /dev, /tmp */
     MARK_PROC,      /* /proc and its read-only parts */
-    MARK_DETACH,    /* old root detached, root read-only, chdir */
     MARK_NET,       /* the helper's network namespace joined */
+    MARK_DETACH,    /* old root detached, root read-only, chdir */
     MARK_PRIVS,     /* full layer: capabilities dropped, no_new_privs */
     MARK_SECCOMP,   /* full layer: filter loaded */
     MARK_FORK,      /* full layer: the command's process started */
@@ -173,7 +173,9 @@ void child_write_maps(struct sbx *s);
 void child_set_hostname(struct sbx *s);
 /* Brings lo up in the caller's network namespace; 0, or -1 with *step and errno set. */
 int child_loopback_up(const char **step);
-void child_run_plan(struct sbx *s);
+/* Runs the plan from operation from on; with stop_at_detach, stops before the old root is
+ * detached and returns where it stopped. */
+size_t child_run_plan(struct sbx *s, size_t from, bool stop_at_detach);
 void child_drop_privileges(struct sbx *s);
 void child_load_filter(struct sbx *s);
 double sbx_now(void);

@@ -84,17 +84,22 @@ static void run_op(struct sbx *s, const struct mount_op *op)
     }
 }
 
-void child_run_plan(struct sbx *s)
+size_t child_run_plan(struct sbx *s, size_t from, bool stop_at_detach)
 {
-    for (size_t i = 0; i < s->plan.n; i++) {
+    size_t i = from;
+    for (; i < s->plan.n; i++) {
         const struct mount_op *op = &s->plan.ops[i];
         if (op->kind == OP_PROC)
             s->run.mark[MARK_BINDS] = sbx_now();
-        else if (op->kind == OP_DETACH)
-            s->run.mark[MARK_PROC] = sbx_now();
+        else if (op->kind == OP_DETACH) {
+            if (stop_at_detach)
+                return i;
+            s->run.mark[MARK_PROC] = s->run.mark[MARK_PROC] ? s->run.mark[MARK_PROC] : sbx_now();
+        }
         run_op(s, op);
         if (op->kind == OP_PIVOT)
             s->run.mark[MARK_ROOT] = sbx_now();
     }
     s->run.mark[MARK_DETACH] = sbx_now();
+    return i;
 }

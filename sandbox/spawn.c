@@ -209,17 +209,18 @@ static int sandbox_main(void *arg)
 {
     struct sbx *s = arg;
     s->run.mark[MARK_CHILD] = sbx_now();
+    /* Before the helper shares the fd table: its descriptors must not land on 0, 1 or 2. */
+    child_stdio(s);
     pid_t net_helper = s->parallel_net ? start_net_helper(s) : 0;
     /* The sandbox goes if its launcher goes, even by SIGKILL. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
         child_fail(s, "prctl", "PR_SET_PDEATHSIG", errno);
     if (s->new_process_group && setpgid(0, 0) < 0)
         child_fail(s, "setpgid", NULL, errno);
-    child_stdio(s);
     /* The time namespace is entered at execve: a vfork-style child cannot switch clocks under its
      * parent's feet. */
     if (unshare(s->unshare_flags) < 0)
-        child_fail(s, "unshare", "mount, ipc, uts, cgroup, time namespaces", errno);
+        child_fail(s, "unshare", "new namespaces", errno);
     s->run.mark[MARK_UNSHARE] = sbx_now();
     child_write_maps(s);
     s->run.mark[MARK_MAPS] = sbx_now();
@@ -229,12 +230,19 @@ static int sandbox_main(void *arg)
         if (!s->parallel_net && !s->share_net && child_loopback_up(&step) < 0)
             child_fail(s, step, NULL, errno);
         s->run.mark[MARK_UTS] = sbx_now();
-        child_run_plan(s);
-    } else if (s->chdir && chdir(s->chdir) < 0) {
-        child_fail(s, "chdir", s->chdir, errno);
+        /* Detaching the old root waits for an RCU grace period, which the helper, deep in the
+         * kernel's network set-up, would only drag out: join first, detach after. */
+        size_t detach = child_run_plan(s, 0, true);
+        s->run.mark[MARK_PROC] = sbx_now();
+        if (net_helper > 0)
+            join_net(s, net_helper);
+        child_run_plan(s, detach, false);
+    } else {
+        if (s->chdir && chdir(s->chdir) < 0)
+            child_fail(s, "chdir", s->chdir, errno);
+        if (net_helper > 0)
+            join_net(s, net_helper);
     }
-    if (net_helper > 0)
-        join_net(s, net_helper);
     if (s->layer == SBX_FULL) {
         child_drop_privileges(s);
         s->run.mark[MARK_PRIVS] = sbx_now();
