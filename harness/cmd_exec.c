@@ -44,8 +44,7 @@ static void exec_help(void)
            "  --seccomp POLICY      none, default, or a policy file (see docs/sandbox.md)\n"
            "  --timeout SECONDS     kill the whole sandbox after this long (exit 124)\n"
            "  --timings             print where the setup time went, as JSON on stderr\n"
-           "  --serial              create the network namespace in line, not on another CPU\n"
-           "                        (to measure what the parallel setup saves)\n"
+
            "  --repeat N            run CMD N times, each in a fresh sandbox (for measurements);\n"
            "                        stops at the first failure\n");
 }

@@ -262,13 +262,6 @@ static int opt_share_net(struct sbx_config *c, const char *v, struct sbx_error *
     return 0;
 }
 
-static int opt_serial(struct sbx_config *c, const char *v, struct sbx_error *e)
-{
-    (void)v, (void)e;
-    c->serial = true;
-    return 0;
-}
-
 static const struct option_def options[] = {
     {"bind", true, opt_bind},
     {"ro-bind", true, opt_ro_bind},
@@ -282,7 +275,6 @@ static const struct option_def options[] = {
     {"seccomp", true, set_seccomp},
     {"timeout", true, set_timeout},
     {"mechanism", true, set_mechanism},
-    {"serial", false, opt_serial},
     {NULL, false, NULL},
 };
 
@@ -352,8 +344,6 @@ char **sbx_config_format(const struct sbx_config *c)
         ok = push_option(&v, "cap-add", c->cap_add[i]) == 0;
     if (ok && c->seccomp && strcmp(c->seccomp, "default") != 0)
         ok = push_option(&v, "seccomp", c->seccomp) == 0;
-    if (ok && c->serial)
-        ok = push_option(&v, "serial", NULL) == 0;
     if (ok && c->timeout > 0) {
         char t[32];
         snprintf(t, sizeof t, "%g", c->timeout);

@@ -43,6 +43,7 @@ struct mount_op {
     char *path;
     char *data;
     uint64_t attrs;  /* MOUNT_ATTR_* for OP_SETATTR; mount flags for OP_TMPFS and OP_PROC */
+    unsigned mode;   /* OP_MKDIR: the directory's mode */
     bool recursive;
     bool optional;   /* a missing path (ENOENT) is skipped, e.g. /proc/bus on kernels without it */
 };
@@ -97,13 +98,12 @@ void filter_free(struct sock_fprog *f);
 enum mark {
     MARK_CLONE,     /* the caller, just before clone */
     MARK_CHILD,     /* the sandbox's pid 1: its first instruction */
-    MARK_UNSHARE,   /* mount, ipc, uts, cgroup, time (and net, unless a helper makes it) created */
+    MARK_UNSHARE,   /* the time namespace created (the others came with the clone) */
     MARK_MAPS,      /* uid/gid maps written */
-    MARK_UTS,       /* hostname set (and lo up, unless the helper did it) */
+    MARK_UTS,       /* hostname set, lo up */
     MARK_ROOT,      /* tmpfs root mounted, pivot_root done */
     MARK_BINDS,     /* system and user binds, /dev, /tmp */
     MARK_PROC,      /* /proc and its read-only parts */
-    MARK_NET,       /* the helper's network namespace joined */
     MARK_DETACH,    /* old root detached, root read-only, chdir */
     MARK_PRIVS,     /* full layer: capabilities dropped, no_new_privs */
     MARK_SECCOMP,   /* full layer: filter loaded */
@@ -119,11 +119,6 @@ struct sbx_run {
     double mark[N_MARKS];
     pid_t command_pid;  /* full layer: the command, as the sandbox's pid namespace numbers it */
     volatile int exec_failed; /* the exit code the command's process gave up with, else 0 */
-    /* The network helper's results: the namespace as an fd, or the step that failed and why. */
-    volatile int net_fd;
-    const char *volatile net_step;
-    volatile int net_errno;
-    double net_started, net_done;
 };
 
 /* The status the init writes for the caller (fd 3 of the init, a memfd the caller has mapped). */
@@ -137,9 +132,8 @@ enum { SBX_STACK_SIZE = 256 * 1024, SBX_GUARD_SIZE = 4096 };
 
 struct sbx {
     enum sbx_layer layer;
-    unsigned long clone_flags;   /* user and pid: what must exist before anything else */
-    int unshare_flags;           /* the other namespaces, created by the sandbox's pid 1 */
-    bool parallel_net;           /* a helper creates the network namespace meanwhile */
+    unsigned long clone_flags;   /* every namespace but time, which clone() cannot name */
+    bool unshare_time;           /* the time namespace: unshare()d by pid 1, entered at execve */
     bool new_process_group;
     bool share_net;
     char uid_map[40], gid_map[40];
@@ -162,7 +156,7 @@ struct sbx {
     int report_fd;          /* full layer: where the init reports */
     struct init_report *report;
 
-    char *stacks;           /* two child stacks (pid 1; the net helper, then the command), guarded */
+    char *stacks;           /* two child stacks (pid 1, the command), guarded */
     size_t stack_size;
     struct sbx_run run;
 };
@@ -173,9 +167,7 @@ void child_write_maps(struct sbx *s);
 void child_set_hostname(struct sbx *s);
 /* Brings lo up in the caller's network namespace; 0, or -1 with *step and errno set. */
 int child_loopback_up(const char **step);
-/* Runs the plan from operation from on; with stop_at_detach, stops before the old root is
- * detached and returns where it stopped. */
-size_t child_run_plan(struct sbx *s, size_t from, bool stop_at_detach);
+void child_run_plan(struct sbx *s);
 void child_drop_privileges(struct sbx *s);
 void child_load_filter(struct sbx *s);
 double sbx_now(void);

@@ -36,7 +36,7 @@ static void run_op(struct sbx *s, const struct mount_op *op)
             child_fail(s, "mount tmpfs", op->path, errno);
         return;
     case OP_MKDIR:
-        if (mkdir(op->path, 0755) < 0 && errno != EEXIST)
+        if (mkdir(op->path, op->mode) < 0 && errno != EEXIST)
             child_fail(s, "mkdir", op->path, errno);
         return;
     case OP_MKFILE:
@@ -84,22 +84,19 @@ static void run_op(struct sbx *s, const struct mount_op *op)
     }
 }
 
-size_t child_run_plan(struct sbx *s, size_t from, bool stop_at_detach)
+void child_run_plan(struct sbx *s)
 {
-    size_t i = from;
-    for (; i < s->plan.n; i++) {
+    mode_t umask_before = umask(0); /* the plan's modes are meant as written */
+    for (size_t i = 0; i < s->plan.n; i++) {
         const struct mount_op *op = &s->plan.ops[i];
         if (op->kind == OP_PROC)
             s->run.mark[MARK_BINDS] = sbx_now();
-        else if (op->kind == OP_DETACH) {
-            if (stop_at_detach)
-                return i;
-            s->run.mark[MARK_PROC] = s->run.mark[MARK_PROC] ? s->run.mark[MARK_PROC] : sbx_now();
-        }
+        else if (op->kind == OP_DETACH)
+            s->run.mark[MARK_PROC] = sbx_now();
         run_op(s, op);
         if (op->kind == OP_PIVOT)
             s->run.mark[MARK_ROOT] = sbx_now();
     }
+    umask(umask_before);
     s->run.mark[MARK_DETACH] = sbx_now();
-    return i;
 }

@@ -177,12 +177,11 @@ static int prepare_stacks(struct sbx *s, struct sbx_error *e)
     return 0;
 }
 
-/* The network helper pays off only with a second CPU to run on. */
-static bool parallel_net(const struct sbx_config *c)
+static unsigned long clone_flags(const struct sbx_config *c)
 {
-    cpu_set_t set;
-    return !c->share_net && !c->serial && sched_getaffinity(0, sizeof set, &set) == 0 &&
-           CPU_COUNT(&set) >= 2;
+    unsigned long flags = CLONE_VM | CLONE_VFORK | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS |
+                          CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
+    return c->share_net ? flags : flags | CLONE_NEWNET;
 }
 
 int sbx_prepare(const struct sbx_config *c, struct sbx **out, struct sbx_error *e)
@@ -198,15 +197,8 @@ int sbx_prepare(const struct sbx_config *c, struct sbx **out, struct sbx_error *
     s->program = c->program ? c->program : "sbxbench";
     s->new_process_group = c->new_process_group;
     s->share_net = c->share_net;
-    /* The pid namespace must come with the clone for the child to be its pid 1, and with the user
-     * namespace for the user namespace to own it. */
-    s->clone_flags = CLONE_VM | CLONE_VFORK | CLONE_NEWUSER | CLONE_NEWPID;
-    s->parallel_net = parallel_net(c);
-    s->unshare_flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
-    if (!c->share_net && !s->parallel_net)
-        s->unshare_flags |= CLONE_NEWNET;
-    if (access("/proc/self/ns/time", F_OK) == 0)
-        s->unshare_flags |= CLONE_NEWTIME;
+    s->clone_flags = clone_flags(c);
+    s->unshare_time = access("/proc/self/ns/time", F_OK) == 0;
     snprintf(s->uid_map, sizeof s->uid_map, "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
     snprintf(s->gid_map, sizeof s->gid_map, "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
     int rc = 0;
@@ -269,11 +261,11 @@ int sbx_exit_status(const struct sbx *s, int reaped_status)
 size_t sbx_timings(const struct sbx *s, const char **names, double *seconds, size_t max)
 {
     static const char *const step_names[N_MARKS] = {
-        [MARK_CHILD] = "clone",          [MARK_UNSHARE] = "unshare",
+        [MARK_CHILD] = "clone",          [MARK_UNSHARE] = "time ns",
         [MARK_MAPS] = "maps",            [MARK_UTS] = "hostname",
         [MARK_ROOT] = "root+pivot_root", [MARK_BINDS] = "binds",
         [MARK_PROC] = "proc",            [MARK_DETACH] = "detach",
-        [MARK_NET] = "join net",         [MARK_PRIVS] = "privileges",
+        [MARK_PRIVS] = "privileges",
         [MARK_SECCOMP] = "seccomp",      [MARK_FORK] = "fork",
         [MARK_EXEC] = "pre-exec",        [MARK_INIT] = "exec command",
         [MARK_RETURNED] = "exec",
@@ -286,11 +278,6 @@ size_t sbx_timings(const struct sbx *s, const char **names, double *seconds, siz
         names[n] = m == MARK_RETURNED && s->layer == SBX_FULL ? "exec init" : step_names[m];
         seconds[n++] = s->run.mark[m] - last;
         last = s->run.mark[m];
-    }
-    /* Not on the path above but beside it: how long the helper took to make the namespace. */
-    if (n < max && s->run.net_done > 0) {
-        names[n] = "net helper (parallel)";
-        seconds[n++] = s->run.net_done - s->run.net_started;
     }
     return n;
 }

@@ -46,7 +46,6 @@ struct sbx_config {
 
     /* Not options: how the launcher behaves towards its caller. */
     bool new_process_group; /* the sandbox gets its own process group (a benchmark); else the caller's */
-    bool serial;            /* create the network namespace in line rather than on another CPU */
     const char *program;    /* prefix of the messages the sandbox itself prints; NULL: "sbxbench" */
 };
 
@@ -73,7 +72,7 @@ int sbx_config_string(char **field, const char *value, struct sbx_error *e); /* 
 int sbx_config_command(struct sbx_config *c, char *const argv[], struct sbx_error *e);
 
 /* Parses sandbox options (--bind, --ro-bind, --tmpfs, --chdir, --setenv, --clearenv, --hostname,
- * --share-net, --cap-add, --seccomp, --timeout, --mechanism, --serial) at argv[*i]. Returns 1 when it
+ * --share-net, --cap-add, --seccomp, --timeout, --mechanism) at argv[*i]. Returns 1 when it
  * consumed one (and its value; *i then points past them), 0 when argv[*i] is not one of its options
  * ("--", the command, an option of the caller's), -1 with e filled on a bad value. */
 int sbx_parse_option(struct sbx_config *c, int argc, char **argv, int *i, struct sbx_error *e);

@@ -1,9 +1,8 @@
 /* Spawning a prepared sandbox, and everything that runs in the child until it executes.
  *
- * sbx_spawn clones with CLONE_VM | CLONE_VFORK and the user and pid namespaces: the child runs on a
- * stack of its own in the caller's memory while the caller waits, so no page table is copied, and it
- * only issues the syscalls the plan lists. It becomes the sandbox's pid 1 and creates the other
- * namespaces itself, the network one on another CPU through a helper. In the namespace and
+ * sbx_spawn clones with CLONE_VM | CLONE_VFORK and every namespace: the child runs on a stack of
+ * its own in the caller's memory while the caller waits, so no page table is copied, and it only
+ * issues the syscalls the plan lists. It becomes the sandbox's pid 1. In the namespace and
  * filesystem layers it then executes the command. In the full layer it drops every privilege, starts
  * the command the same way (a second vfork-style clone) and executes the embedded init, which is
  * what releases the caller: from then on the sandbox and the caller share nothing.
@@ -12,15 +11,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
-#include <linux/sockios.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -149,99 +145,31 @@ static _Noreturn void run_under_init(struct sbx *s)
     child_fail(s, "exec init", NULL, errno);
 }
 
-/* The network helper: the network namespace is by far the costliest to create (the kernel sets up
- * every protocol's per-namespace state, lo's addresses and routes), so it is made on another CPU
- * while pid 1 makes the others and the filesystem, then joined. It runs on the second stack, shares
- * memory and the fd table with pid 1, and reports through s->run only. */
-static int net_helper_main(void *arg)
-{
-    struct sbx *s = arg;
-    s->run.net_started = sbx_now();
-    const char *step = "unshare: network namespace";
-    int sock = -1;
-    if (unshare(CLONE_NEWNET) < 0)
-        goto failed;
-    if (s->layer >= SBX_FILESYSTEM && child_loopback_up(&step) < 0)
-        goto failed;
-    step = "network namespace: socket";
-    sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (sock < 0)
-        goto failed;
-    step = "network namespace: SIOCGSKNS";
-    int fd = ioctl(sock, SIOCGSKNS);
-    if (fd < 0)
-        goto failed;
-    close(sock);
-    s->run.net_fd = fd;
-    s->run.net_done = sbx_now();
-    _exit(0);
-failed:
-    s->run.net_errno = errno;
-    s->run.net_step = step;
-    _exit(1);
-}
-
-static pid_t start_net_helper(struct sbx *s)
-{
-    s->run.net_fd = -1;
-    /* Exit signal 0: pid 1 reaps it with __WALL, nobody else hears of it. */
-    pid_t pid = clone(net_helper_main, stack_top(s, 1), CLONE_VM | CLONE_FILES, s);
-    if (pid < 0)
-        child_fail(s, "clone", "network namespace helper", errno);
-    return pid;
-}
-
-static void join_net(struct sbx *s, pid_t helper)
-{
-    int status;
-    while (waitpid(helper, &status, __WALL) < 0)
-        if (errno != EINTR)
-            child_fail(s, "wait", "network namespace helper", errno);
-    if (s->run.net_step)
-        child_fail(s, s->run.net_step, NULL, s->run.net_errno);
-    if (setns(s->run.net_fd, CLONE_NEWNET) < 0)
-        child_fail(s, "setns", "network namespace", errno);
-    close(s->run.net_fd);
-    s->run.mark[MARK_NET] = sbx_now();
-}
-
 static int sandbox_main(void *arg)
 {
     struct sbx *s = arg;
     s->run.mark[MARK_CHILD] = sbx_now();
-    /* Before the helper shares the fd table: its descriptors must not land on 0, 1 or 2. */
-    child_stdio(s);
-    pid_t net_helper = s->parallel_net ? start_net_helper(s) : 0;
     /* The sandbox goes if its launcher goes, even by SIGKILL. */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
         child_fail(s, "prctl", "PR_SET_PDEATHSIG", errno);
     if (s->new_process_group && setpgid(0, 0) < 0)
         child_fail(s, "setpgid", NULL, errno);
-    /* The time namespace is entered at execve: a vfork-style child cannot switch clocks under its
-     * parent's feet. */
-    if (unshare(s->unshare_flags) < 0)
-        child_fail(s, "unshare", "new namespaces", errno);
+    child_stdio(s);
+    /* Entered at execve: a vfork-style child cannot switch clocks under its parent's feet. */
+    if (s->unshare_time && unshare(CLONE_NEWTIME) < 0)
+        child_fail(s, "unshare", "time namespace", errno);
     s->run.mark[MARK_UNSHARE] = sbx_now();
     child_write_maps(s);
     s->run.mark[MARK_MAPS] = sbx_now();
     if (s->layer >= SBX_FILESYSTEM) {
         child_set_hostname(s);
         const char *step = NULL;
-        if (!s->parallel_net && !s->share_net && child_loopback_up(&step) < 0)
+        if (!s->share_net && child_loopback_up(&step) < 0)
             child_fail(s, step, NULL, errno);
         s->run.mark[MARK_UTS] = sbx_now();
-        /* Detaching the old root waits for an RCU grace period, which the helper, deep in the
-         * kernel's network set-up, would only drag out: join first, detach after. */
-        size_t detach = child_run_plan(s, 0, true);
-        s->run.mark[MARK_PROC] = sbx_now();
-        if (net_helper > 0)
-            join_net(s, net_helper);
-        child_run_plan(s, detach, false);
-    } else {
-        if (s->chdir && chdir(s->chdir) < 0)
-            child_fail(s, "chdir", s->chdir, errno);
-        if (net_helper > 0)
-            join_net(s, net_helper);
+        child_run_plan(s);
+    } else if (s->chdir && chdir(s->chdir) < 0) {
+        child_fail(s, "chdir", s->chdir, errno);
     }
     if (s->layer == SBX_FULL) {
         child_drop_privileges(s);

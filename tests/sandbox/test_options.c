@@ -93,7 +93,7 @@ static void test_values(void **state)
     struct sbx_error e;
     char *argv[] = {"--setenv", "A=1", "--setenv=B=x=y", "--clearenv", "--hostname", "box",
                     "--share-net", "--cap-add", "NET_RAW", "--cap-add=cap_sys_ptrace",
-                    "--seccomp", "none", "--timeout=2.5", "--mechanism", "inproc-fs", "--serial",
+                    "--seccomp", "none", "--timeout=2.5", "--mechanism", "inproc-fs",
                     "--tmpfs", "/scratch", "--chdir=/work", NULL};
     int stopped;
     sbx_config_init(&c);
@@ -108,7 +108,6 @@ static void test_values(void **state)
     assert_string_equal(c.seccomp, "none");
     assert_true(c.timeout > 2.49 && c.timeout < 2.51);
     assert_int_equal(c.layer, SBX_FILESYSTEM);
-    assert_true(c.serial);
     assert_string_equal(c.tmpfs[0], "/scratch");
     assert_string_equal(c.chdir, "/work");
     sbx_config_free(&c);
