@@ -229,6 +229,11 @@ def errors(rn, tag):
     check(tag + " missing bind source: 125 with the path",
           r.returncode == 125 and "/sbx/no/such/source" in r.stderr and "sandbox:" in r.stderr,
           "exit %d: %s" % (r.returncode, r.stderr.strip()))
+    # A step that fails inside the sandbox: a mount point in the read-only /usr.
+    r = rn.run(["--ro-bind", rn.probe + ":/usr/sbx-no-such-file"], ["/bin/true"])
+    check(tag + " failing step: 125 with step, path and errno",
+          r.returncode == 125 and "sandbox: create mount point: /usr/sbx-no-such-file: Read-only file system"
+          in r.stderr, "exit %d: %s" % (r.returncode, r.stderr.strip()))
     r = rn.run(["--bind", "relative"], ["/bin/true"])
     check(tag + " bad option: 2", r.returncode == 2, "exit %d: %s" % (r.returncode, r.stderr.strip()))
     # No user namespaces: the sysctl set to 0 in a user namespace of our own, so that nothing
