@@ -17,6 +17,8 @@
 /* Internal helpers return -1 with e filled, like the public ones. */
 int sbx_err(struct sbx_error *e, const char *step, const char *object, int errnum);
 int sbx_errf(struct sbx_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "<step>: new namespaces: <strerror>; <what is likely wrong>", for a clone that made none. */
+void sbx_explain_clone(struct sbx_error *e, const char *step, int err);
 
 /* NULL-terminated string vectors. */
 size_t vec_len(char *const *v);
@@ -35,6 +37,7 @@ enum mount_op_kind {
     OP_SETATTR,  /* mount_setattr(path, attrs), recursively if recursive */
     OP_PROC,     /* a new proc on path */
     OP_DETACH,   /* umount2(path, MNT_DETACH) then rmdir(path) */
+    OP_UNMOUNT,  /* umount2(path, MNT_DETACH) */
     OP_CHDIR,    /* chdir path */
 };
 
@@ -46,6 +49,7 @@ struct mount_op {
     unsigned mode;   /* OP_MKDIR: the directory's mode */
     bool recursive;
     bool optional;   /* a missing path (ENOENT) is skipped, e.g. /proc/bus on kernels without it */
+    int mark_after;  /* the timing mark this operation completes, or 0 */
 };
 
 struct mount_plan {
@@ -53,9 +57,9 @@ struct mount_plan {
     size_t n, cap;
 };
 
-/* Builds the plan for c: a tmpfs root with the host's system directories, /dev, /proc, /tmp, then
- * c's binds and tmpfs, pivot_root and the old root detached. Checks every bind source. */
-int plan_build(struct mount_plan *p, const struct sbx_config *c, struct sbx_error *e);
+/* Builds the plans for c (plan.c explains the two); checks every bind source. */
+int plan_build(struct mount_plan *template, struct mount_plan *run, const struct sbx_config *c,
+               struct sbx_error *e);
 void plan_free(struct mount_plan *p);
 
 /* ---- seccomp: a policy (text) compiled once into a BPF program the child loads ---- */
@@ -97,14 +101,14 @@ void filter_free(struct sock_fprog *f);
 /* ---- what one spawn leaves for its caller to read, written by the child ---- */
 enum mark {
     MARK_CLONE,     /* the caller, just before clone */
-    MARK_CHILD,     /* the sandbox's pid 1: its first instruction */
-    MARK_UNSHARE,   /* the time namespace created (the others came with the clone) */
+    MARK_TEMPLATE,  /* filesystem layers: the launcher's child has joined the template */
+    MARK_CHILD,     /* the sandbox's pid 1: its first instruction (every namespace made) */
+    MARK_UNSHARE,   /* the time namespace made */
     MARK_MAPS,      /* uid/gid maps written */
     MARK_UTS,       /* hostname set, lo up */
-    MARK_ROOT,      /* tmpfs root mounted, pivot_root done */
-    MARK_BINDS,     /* system and user binds, /dev, /tmp */
+    MARK_SCRATCH,   /* /tmp and /dev/shm */
     MARK_PROC,      /* /proc and its read-only parts */
-    MARK_DETACH,    /* old root detached, root read-only, chdir */
+    MARK_MOUNTS,    /* --tmpfs, chdir */
     MARK_PRIVS,     /* full layer: capabilities dropped, no_new_privs */
     MARK_SECCOMP,   /* full layer: filter loaded */
     MARK_FORK,      /* full layer: the command's process started */
@@ -118,6 +122,8 @@ struct sbx_run {
     struct sbx_stdio io;
     double mark[N_MARKS];
     pid_t command_pid;  /* full layer: the command, as the sandbox's pid namespace numbers it */
+    volatile pid_t pid1;      /* filesystem layers: the sandbox's pid 1, as the caller numbers it */
+    volatile int clone_errno; /* filesystem layers: why the sandbox could not be cloned */
     volatile int exec_failed; /* the exit code the command's process gave up with, else 0 */
 };
 
@@ -128,7 +134,8 @@ struct init_report {
 };
 #define INIT_REPORT_MAGIC 0x53425831u /* "SBX1" */
 
-enum { SBX_STACK_SIZE = 256 * 1024, SBX_GUARD_SIZE = 4096 };
+/* Three stacks: the launcher's child that joins the template, the sandbox's pid 1, the command. */
+enum { SBX_STACK_SIZE = 256 * 1024, SBX_GUARD_SIZE = 4096, SBX_STACKS = 3 };
 
 struct sbx {
     enum sbx_layer layer;
@@ -140,7 +147,10 @@ struct sbx {
     char *hostname;
     char *chdir;            /* namespace layer only; the others chdir in the plan */
     const char *program;
-    struct mount_plan plan;
+    struct mount_plan template_plan; /* run once, by sbx_prepare */
+    struct mount_plan run_plan;      /* run by every sandbox */
+    int template_user_fd, template_mnt_fd; /* filesystem layers: the namespaces runs copy */
+    int proc_fd;                  /* the caller's /proc, where the children write their maps */
 
     char **argv;
     char **envp;
@@ -156,7 +166,7 @@ struct sbx {
     int report_fd;          /* full layer: where the init reports */
     struct init_report *report;
 
-    char *stacks;           /* two child stacks (pid 1, the command), guarded */
+    char *stacks;           /* SBX_STACKS child stacks, each with a guard page */
     size_t stack_size;
     struct sbx_run run;
 };
@@ -167,7 +177,9 @@ void child_write_maps(struct sbx *s);
 void child_set_hostname(struct sbx *s);
 /* Brings lo up in the caller's network namespace; 0, or -1 with *step and errno set. */
 int child_loopback_up(const char **step);
-void child_run_plan(struct sbx *s);
+void child_run_plan(struct sbx *s, const struct mount_plan *p);
+/* Builds the template namespaces (sbx_prepare). */
+int template_create(struct sbx *s, struct sbx_error *e);
 void child_drop_privileges(struct sbx *s);
 void child_load_filter(struct sbx *s);
 double sbx_now(void);

@@ -1,4 +1,4 @@
-/* The child's half of the mount plan: one or two syscalls per operation, nothing looked up. */
+/* The children's half of the mount plans: one or two syscalls per operation, nothing looked up. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -75,6 +75,10 @@ static void run_op(struct sbx *s, const struct mount_op *op)
         if (rmdir(op->path) < 0)
             child_fail(s, "rmdir", op->path, errno);
         return;
+    case OP_UNMOUNT:
+        if (umount2(op->path, MNT_DETACH) < 0)
+            child_fail(s, "umount", op->path, errno);
+        return;
     case OP_CHDIR:
         if (chdir(op->path) < 0)
             child_fail(s, "chdir", op->path, errno);
@@ -84,19 +88,13 @@ static void run_op(struct sbx *s, const struct mount_op *op)
     }
 }
 
-void child_run_plan(struct sbx *s)
+void child_run_plan(struct sbx *s, const struct mount_plan *p)
 {
     mode_t umask_before = umask(0); /* the plan's modes are meant as written */
-    for (size_t i = 0; i < s->plan.n; i++) {
-        const struct mount_op *op = &s->plan.ops[i];
-        if (op->kind == OP_PROC)
-            s->run.mark[MARK_BINDS] = sbx_now();
-        else if (op->kind == OP_DETACH)
-            s->run.mark[MARK_PROC] = sbx_now();
-        run_op(s, op);
-        if (op->kind == OP_PIVOT)
-            s->run.mark[MARK_ROOT] = sbx_now();
+    for (size_t i = 0; i < p->n; i++) {
+        run_op(s, &p->ops[i]);
+        if (p->ops[i].mark_after)
+            s->run.mark[p->ops[i].mark_after] = sbx_now();
     }
     umask(umask_before);
-    s->run.mark[MARK_DETACH] = sbx_now();
 }

@@ -10,9 +10,11 @@
 
 #include "sandbox/internal.h"
 
+/* path under the caller's /proc: the sandbox's own /proc is of a pid namespace it is not in yet
+ * (the template's) when the maps are written. "self" there names whoever opens it. */
 static void write_proc(struct sbx *s, const char *step, const char *path, const char *text)
 {
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    int fd = openat(s->proc_fd, path + strlen("/proc/"), O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         child_fail(s, step, path, errno);
     ssize_t n = write(fd, text, strlen(text));

@@ -1,12 +1,15 @@
-/* The mount plan: every filesystem step of a sandbox, worked out once in the caller.
+/* The mount plans: every filesystem step of a sandbox, worked out once in the caller.
  *
  * The host is looked at here, not in the child: which system directories exist and which are
  * symlinks, where each bind source really is, whether it is a file or a directory, which mount
- * points must be created. The child then runs a flat list of syscalls (mounts.c).
+ * points must be created. The children then run flat lists of syscalls (mounts.c).
  *
- * The new root is a tmpfs mounted on a directory of the child's private copy of the host's mounts
- * (the staging directory: nothing changes on the host), pivoted to with the old root kept at
- * /.oldroot until every bind has been made from it, then detached. */
+ * Two lists. The template plan runs once, when the sandbox is prepared, in a mount namespace of its
+ * own: a tmpfs root with every bind and mount point, pivoted to (the old root kept at /.oldroot
+ * until every bind has been made from it, then detached) and made read-only. Each run then only
+ * copies that namespace (with the new user namespace, which locks every mount of the copy: the
+ * sandbox can neither unmount nor remount them) and runs the per-run plan: a fresh tmpfs for /tmp
+ * and /dev/shm, a /proc for the new pid namespace, --tmpfs directories, the working directory. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -37,7 +40,7 @@ static const char *const staging_dirs[] = {"/tmp", "/mnt", "/run", "/var/tmp"};
 #define ATTR_SYSTEM (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
 
 struct builder {
-    struct mount_plan *p;
+    struct mount_plan *p; /* the plan being added to: the template's or the run's */
     char **made; /* directories the plan creates or binds, so each is made once */
     struct sbx_error *e;
     int rc;
@@ -152,27 +155,6 @@ static void read_only_in_place(struct builder *b, const char *path)
     }
 }
 
-static void tmpfs(struct builder *b, const char *dst, const char *options)
-{
-    make_dir(b, dst);
-    struct mount_op *op = add(b, OP_TMPFS, dst, options);
-    if (op)
-        op->attrs = MS_NOSUID | MS_NODEV;
-}
-
-/* A writable directory of the root's own tmpfs, bound onto itself so that it stays writable when
- * the root becomes read-only. Not a tmpfs of its own: a tmpfs superblock costs some 30 us to make
- * and 70 to tear down, a bind 2 and 2. */
-static void scratch_dir(struct builder *b, const char *dst)
-{
-    make_parents(b, dst);
-    struct mount_op *op = add(b, OP_MKDIR, dst, NULL);
-    if (op)
-        op->mode = 01777;
-    remember(b, dst);
-    add(b, OP_BIND, dst, dst);
-}
-
 static void system_dir(struct builder *b, const char *dir)
 {
     struct stat st;
@@ -202,7 +184,7 @@ static void minimal_dev(struct builder *b)
     }
     for (size_t i = 0; i < sizeof dev_links / sizeof *dev_links; i++)
         add(b, OP_SYMLINK, dev_links[i][1], dev_links[i][0]);
-    scratch_dir(b, "/dev/shm");
+    make_dir(b, "/dev/shm");
 }
 
 static void user_bind(struct builder *b, const struct sbx_bind *bd)
@@ -252,33 +234,72 @@ static void new_root(struct builder *b)
     remember(b, "/");
 }
 
-int plan_build(struct mount_plan *p, const struct sbx_config *c, struct sbx_error *e)
+/* Per run: /tmp and /dev/shm are directories of one fresh tmpfs (a tmpfs superblock costs some
+ * 30 us to make and 70 to tear down, a bind 2 and 2), mounted for a moment over /proc, whose mount
+ * point the template has anyway; then /proc itself. */
+static void per_run(struct builder *b, const struct sbx_config *c)
 {
-    memset(p, 0, sizeof *p);
-    struct builder b = {p, NULL, e, 0};
+    struct mount_op *op = add(b, OP_TMPFS, "/proc", "mode=0755");
+    if (op)
+        op->attrs = MS_NOSUID | MS_NODEV;
+    static const char *const scratch[][2] = {{"/proc/tmp", "/tmp"}, {"/proc/shm", "/dev/shm"}};
+    for (size_t i = 0; i < 2; i++) {
+        op = add(b, OP_MKDIR, scratch[i][0], NULL);
+        if (op)
+            op->mode = 01777;
+        add(b, OP_BIND, scratch[i][1], scratch[i][0]);
+    }
+    op = add(b, OP_UNMOUNT, "/proc", NULL);
+    if (op)
+        op->mark_after = MARK_SCRATCH;
+    op = add(b, OP_PROC, "/proc", NULL);
+    if (op)
+        op->attrs = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+    for (size_t i = 0; i < sizeof proc_read_only / sizeof *proc_read_only; i++)
+        read_only_in_place(b, proc_read_only[i]);
+    if (b->p->n)
+        b->p->ops[b->p->n - 1].mark_after = MARK_PROC;
+    for (size_t i = 0; c->tmpfs && c->tmpfs[i]; i++) {
+        op = add(b, OP_TMPFS, c->tmpfs[i], "mode=0755");
+        if (op)
+            op->attrs = MS_NOSUID | MS_NODEV;
+    }
+    add(b, OP_CHDIR, c->chdir ? c->chdir : "/", NULL);
+}
+
+int plan_build(struct mount_plan *template, struct mount_plan *run, const struct sbx_config *c,
+               struct sbx_error *e)
+{
+    memset(template, 0, sizeof *template);
+    memset(run, 0, sizeof *run);
+    struct builder b = {template, NULL, e, 0};
     new_root(&b);
     for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs; i++)
         system_dir(&b, system_dirs[i]);
     minimal_dev(&b);
-    scratch_dir(&b, "/tmp");
+    make_dir(&b, "/tmp");
     make_dir(&b, "/proc");
     for (size_t i = 0; i < c->n_binds; i++)
         user_bind(&b, &c->binds[i]);
     for (size_t i = 0; c->tmpfs && c->tmpfs[i]; i++)
-        tmpfs(&b, c->tmpfs[i], "mode=0755");
+        make_dir(&b, c->tmpfs[i]);
+    /* The template's own /proc, of its own pid namespace: the kernel lets a user namespace mount a
+     * proc only where one is already fully visible, and the runs' mounts copy this one (covered by
+     * theirs, and locked). */
     struct mount_op *op = add(&b, OP_PROC, "/proc", NULL);
     if (op)
         op->attrs = MS_NOSUID | MS_NODEV | MS_NOEXEC;
-    for (size_t i = 0; i < sizeof proc_read_only / sizeof *proc_read_only; i++)
-        read_only_in_place(&b, proc_read_only[i]);
     add(&b, OP_DETACH, OLD_ROOT, NULL);
     op = add(&b, OP_SETATTR, "/", NULL);
     if (op)
         op->attrs = MOUNT_ATTR_RDONLY;
-    add(&b, OP_CHDIR, c->chdir ? c->chdir : "/", NULL);
+    b.p = run;
+    per_run(&b, c);
     vec_free(b.made);
-    if (b.rc < 0)
-        plan_free(p);
+    if (b.rc < 0) {
+        plan_free(template);
+        plan_free(run);
+    }
     return b.rc;
 }
 

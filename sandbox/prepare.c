@@ -165,13 +165,13 @@ static int prepare_init(struct sbx *s, struct sbx_error *e)
 static int prepare_stacks(struct sbx *s, struct sbx_error *e)
 {
     s->stack_size = SBX_STACK_SIZE;
-    size_t total = 2 * (SBX_GUARD_SIZE + s->stack_size);
+    size_t total = SBX_STACKS * (SBX_GUARD_SIZE + s->stack_size);
     void *map = mmap(NULL, total, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
     if (map == MAP_FAILED)
         return sbx_err(e, "mmap", "stacks", errno);
     s->stacks = map;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < SBX_STACKS; i++)
         if (mprotect(s->stacks + (size_t)i * (SBX_GUARD_SIZE + s->stack_size), SBX_GUARD_SIZE, PROT_NONE) < 0)
             return sbx_err(e, "mprotect", "stack guard", errno);
     return 0;
@@ -192,7 +192,13 @@ int sbx_prepare(const struct sbx_config *c, struct sbx **out, struct sbx_error *
     struct sbx *s = calloc(1, sizeof *s);
     if (!s)
         return sbx_err(e, "prepare", NULL, ENOMEM);
-    s->init_fd = s->report_fd = -1;
+    s->init_fd = s->report_fd = s->template_user_fd = s->template_mnt_fd = -1;
+    s->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (s->proc_fd < 0) {
+        sbx_err(e, "open", "/proc", errno);
+        sbx_free(s);
+        return -1;
+    }
     s->layer = c->layer;
     s->program = c->program ? c->program : "sbxbench";
     s->new_process_group = c->new_process_group;
@@ -210,7 +216,7 @@ int sbx_prepare(const struct sbx_config *c, struct sbx **out, struct sbx_error *
     if (rc == 0)
         rc = build_candidates(s, e);
     if (rc == 0 && s->layer >= SBX_FILESYSTEM)
-        rc = plan_build(&s->plan, c, e);
+        rc = plan_build(&s->template_plan, &s->run_plan, c, e);
     if (rc == 0 && s->layer == SBX_FULL)
         rc = prepare_filter(s, c->seccomp, e);
     if (rc == 0 && s->layer == SBX_FULL)
@@ -219,6 +225,8 @@ int sbx_prepare(const struct sbx_config *c, struct sbx **out, struct sbx_error *
         rc = prepare_init(s, e);
     if (rc == 0)
         rc = prepare_stacks(s, e);
+    if (rc == 0 && s->layer >= SBX_FILESYSTEM)
+        rc = template_create(s, e);
     if (rc < 0) {
         sbx_free(s);
         return -1;
@@ -236,7 +244,14 @@ void sbx_free(struct sbx *s)
     vec_free(s->argv);
     vec_free(s->envp);
     vec_free(s->candidates);
-    plan_free(&s->plan);
+    plan_free(&s->template_plan);
+    plan_free(&s->run_plan);
+    if (s->proc_fd >= 0)
+        close(s->proc_fd);
+    if (s->template_user_fd >= 0)
+        close(s->template_user_fd);
+    if (s->template_mnt_fd >= 0)
+        close(s->template_mnt_fd);
     filter_free(&s->filter);
     if (s->caps)
         cap_free(s->caps);
@@ -247,7 +262,7 @@ void sbx_free(struct sbx *s)
     if (s->report_fd >= 0)
         close(s->report_fd);
     if (s->stacks)
-        munmap(s->stacks, 2 * (SBX_GUARD_SIZE + s->stack_size));
+        munmap(s->stacks, SBX_STACKS * (SBX_GUARD_SIZE + s->stack_size));
     free(s);
 }
 
@@ -261,18 +276,17 @@ int sbx_exit_status(const struct sbx *s, int reaped_status)
 size_t sbx_timings(const struct sbx *s, const char **names, double *seconds, size_t max)
 {
     static const char *const step_names[N_MARKS] = {
-        [MARK_CHILD] = "clone",          [MARK_UNSHARE] = "time ns",
-        [MARK_MAPS] = "maps",            [MARK_UTS] = "hostname",
-        [MARK_ROOT] = "root+pivot_root", [MARK_BINDS] = "binds",
-        [MARK_PROC] = "proc",            [MARK_DETACH] = "detach",
-        [MARK_PRIVS] = "privileges",
-        [MARK_SECCOMP] = "seccomp",      [MARK_FORK] = "fork",
-        [MARK_EXEC] = "pre-exec",        [MARK_INIT] = "exec command",
-        [MARK_RETURNED] = "exec",
+        [MARK_TEMPLATE] = "join template", [MARK_CHILD] = "clone",
+        [MARK_UNSHARE] = "time ns",        [MARK_MAPS] = "maps",
+        [MARK_UTS] = "hostname+lo",        [MARK_SCRATCH] = "tmp+shm",
+        [MARK_PROC] = "proc",              [MARK_MOUNTS] = "tmpfs+chdir",
+        [MARK_PRIVS] = "privileges",       [MARK_SECCOMP] = "seccomp",
+        [MARK_FORK] = "fork",              [MARK_EXEC] = "pre-exec",
+        [MARK_INIT] = "exec command",      [MARK_RETURNED] = "exec",
     };
     size_t n = 0;
     double last = s->run.mark[MARK_CLONE];
-    for (int m = MARK_CHILD; m < N_MARKS && n < max; m++) {
+    for (int m = MARK_CLONE + 1; m < N_MARKS && n < max; m++) {
         if (s->run.mark[m] == 0)
             continue;
         names[n] = m == MARK_RETURNED && s->layer == SBX_FULL ? "exec init" : step_names[m];

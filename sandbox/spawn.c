@@ -106,7 +106,7 @@ static _Noreturn void exec_command(struct sbx *s)
     _exit(code);
 }
 
-static char *stack_top(struct sbx *s, int which)
+static char *stack_top(const struct sbx *s, int which)
 {
     return s->stacks + (size_t)which * (SBX_GUARD_SIZE + s->stack_size) + SBX_GUARD_SIZE + s->stack_size;
 }
@@ -124,7 +124,7 @@ static int command_main(void *arg)
  * memfd makes it undumpable from its first instruction, so the command cannot ptrace it. */
 static _Noreturn void run_under_init(struct sbx *s)
 {
-    pid_t command = clone(command_main, stack_top(s, 1), CLONE_VM | CLONE_VFORK | SIGCHLD, s);
+    pid_t command = clone(command_main, stack_top(s, 2), CLONE_VM | CLONE_VFORK | SIGCHLD, s);
     if (command < 0)
         child_fail(s, "clone command", NULL, errno);
     if (s->run.exec_failed)
@@ -154,7 +154,8 @@ static int sandbox_main(void *arg)
         child_fail(s, "prctl", "PR_SET_PDEATHSIG", errno);
     if (s->new_process_group && setpgid(0, 0) < 0)
         child_fail(s, "setpgid", NULL, errno);
-    child_stdio(s);
+    if (s->layer == SBX_NAMESPACES)
+        child_stdio(s); /* else done by the template's joiner, whose fds we copied */
     /* Entered at execve: a vfork-style child cannot switch clocks under its parent's feet. */
     if (s->unshare_time && unshare(CLONE_NEWTIME) < 0)
         child_fail(s, "unshare", "time namespace", errno);
@@ -167,7 +168,8 @@ static int sandbox_main(void *arg)
         if (!s->share_net && child_loopback_up(&step) < 0)
             child_fail(s, step, NULL, errno);
         s->run.mark[MARK_UTS] = sbx_now();
-        child_run_plan(s);
+        child_run_plan(s, &s->run_plan);
+        s->run.mark[MARK_MOUNTS] = sbx_now();
     } else if (s->chdir && chdir(s->chdir) < 0) {
         child_fail(s, "chdir", s->chdir, errno);
     }
@@ -181,25 +183,30 @@ static int sandbox_main(void *arg)
     exec_command(s);
 }
 
+/* The filesystem layers: the sandbox is cloned from inside the template's user and mount
+ * namespaces, so that its mount namespace is a copy of the template's (and its user namespace a
+ * child of the template's). This first child joins them, clones the sandbox's pid 1 as a child of
+ * the caller (CLONE_PARENT), and goes once pid 1 has executed. */
+static int template_joiner_main(void *arg)
+{
+    struct sbx *s = arg;
+    child_stdio(s);
+    if (setns(s->template_user_fd, CLONE_NEWUSER) < 0)
+        child_fail(s, "setns", "template user namespace", errno);
+    if (setns(s->template_mnt_fd, CLONE_NEWNS) < 0)
+        child_fail(s, "setns", "template mount namespace", errno);
+    s->run.mark[MARK_TEMPLATE] = sbx_now();
+    pid_t pid = clone(sandbox_main, stack_top(s, 1), (int)s->clone_flags | CLONE_PARENT | SIGCHLD, s);
+    if (pid < 0) {
+        s->run.clone_errno = errno;
+        _exit(SBX_EXIT_SETUP);
+    }
+    s->run.pid1 = pid;
+    _exit(0);
+}
+
 /* ------------------------------------------------------------------------------------------------
  * The caller's side. */
-
-static void explain_clone_failure(int err, struct sbx_error *e)
-{
-    const char *hint = NULL;
-    if (err == ENOSPC || err == EUSERS)
-        hint = "user namespaces are unavailable or used up (sysctl user.max_user_namespaces)";
-    else if (err == EPERM)
-        hint = "creating user namespaces is not permitted here (a sysctl, AppArmor or a container's "
-               "seccomp profile forbids it)";
-    else if (err == EINVAL)
-        hint = "this kernel lacks one of the namespaces";
-    sbx_err(e, "clone", "new namespaces", err);
-    if (hint) {
-        size_t n = strlen(e->msg);
-        snprintf(e->msg + n, sizeof e->msg - n, "; %s", hint);
-    }
-}
 
 pid_t sbx_spawn(struct sbx *s, const struct sbx_stdio *io, struct sbx_error *e)
 {
@@ -212,15 +219,32 @@ pid_t sbx_spawn(struct sbx *s, const struct sbx_stdio *io, struct sbx_error *e)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &saved);
     s->run.mark[MARK_CLONE] = sbx_now();
-    pid_t pid = clone(sandbox_main, stack_top(s, 0), (int)s->clone_flags | SIGCHLD, s);
+    pid_t pid;
+    if (s->layer == SBX_NAMESPACES)
+        pid = clone(sandbox_main, stack_top(s, 0), (int)s->clone_flags | SIGCHLD, s);
+    else
+        pid = clone(template_joiner_main, stack_top(s, 0), CLONE_VM | CLONE_VFORK | SIGCHLD, s);
     int err = errno;
     s->run.mark[MARK_RETURNED] = sbx_now();
     pthread_sigmask(SIG_SETMASK, &saved, NULL);
     if (pid < 0) {
-        explain_clone_failure(err, e);
+        sbx_explain_clone(e, "clone", err);
         errno = err;
         return -1;
     }
-    return pid;
+    if (s->layer == SBX_NAMESPACES)
+        return pid;
+    /* The joiner has gone, or is going: reap it. If it got no pid 1 out, its failure is the
+     * caller's to reap and report, like any sandbox's. */
+    if (!s->run.pid1 && !s->run.clone_errno)
+        return pid;
+    while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+        ;
+    if (s->run.clone_errno) {
+        sbx_explain_clone(e, "clone", s->run.clone_errno);
+        errno = s->run.clone_errno;
+        return -1;
+    }
+    return s->run.pid1;
 }
 

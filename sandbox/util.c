@@ -32,6 +32,23 @@ int sbx_errf(struct sbx_error *e, const char *fmt, ...)
     return -1;
 }
 
+void sbx_explain_clone(struct sbx_error *e, const char *step, int err)
+{
+    const char *hint = NULL;
+    if (err == ENOSPC || err == EUSERS)
+        hint = "user namespaces are unavailable or used up (sysctl user.max_user_namespaces)";
+    else if (err == EPERM)
+        hint = "creating user namespaces is not permitted here (a sysctl, AppArmor or a container's "
+               "seccomp profile forbids it)";
+    else if (err == EINVAL)
+        hint = "this kernel lacks one of the namespaces";
+    sbx_err(e, step, "new namespaces", err);
+    if (hint) {
+        size_t n = strlen(e->msg);
+        snprintf(e->msg + n, sizeof e->msg - n, "; %s", hint);
+    }
+}
+
 size_t vec_len(char *const *v)
 {
     size_t n = 0;
