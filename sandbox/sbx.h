@@ -1,14 +1,16 @@
 /* libsbx: an in-process sandbox launcher.
  *
- * A caller describes a sandbox once (struct sbx_config), prepares it once (sbx_prepare: the mount
- * plan, the seccomp program, the command's candidate paths and environment), then spawns it as often
- * as it likes (sbx_spawn), each time in fresh namespaces. A spawn is a vfork-style clone: the child
- * borrows the caller's memory and runs on a stack of its own until it executes the command (or the
- * sandbox's init), so no page table is copied and nothing is allocated on the per-run path.
+ * A caller describes a sandbox once (struct sbx_config), prepares it once (sbx_prepare: the seccomp
+ * program, the command's candidate paths and environment, and the sandbox's filesystem itself, built
+ * in a template mount namespace), then spawns it as often as it likes (sbx_spawn), each time in fresh
+ * namespaces. A spawn is a vfork-style clone: the child borrows the caller's memory and runs on a
+ * stack of its own, the caller blocked, until it executes the command (or the sandbox's init), so no
+ * page table is copied and nothing is allocated on the per-run path.
  *
  * The library knows nothing of sbxbench's harness; it needs libcap and libseccomp. Not thread-safe:
  * one thread spawns from a given struct sbx at a time, and the command's exit status (sbx_exit_status)
- * is that of the most recent spawn. */
+ * is that of the most recent spawn. The sandbox is killed (PR_SET_PDEATHSIG) when the thread that
+ * spawned it exits. */
 #pragma once
 
 #include <stdbool.h>
