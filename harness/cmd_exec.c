@@ -219,7 +219,10 @@ int cmd_exec(int argc, char **argv)
     }
     struct sbx *s = NULL;
     struct sbx_error e;
+    double prepare_start = now_s();
     rc = sbx_prepare(&a.cfg, &s, &e);
+    if (rc == 0 && a.timings)
+        fprintf(stderr, "{\"prepare_us\": %.1f}\n", (now_s() - prepare_start) * 1e6);
     double timeout = a.cfg.timeout;
     sbx_config_free(&a.cfg);
     if (rc < 0) {
