@@ -190,16 +190,18 @@ def statuses(rn, tag):
     r = rn.probe_run([], ["abort"])
     check(tag + " abort()", r.returncode == -signal.SIGABRT, "got %d" % r.returncode)
 
-    # A signal sent to `sbxbench exec` reaches the command through the init.
+    # A signal sent to `sbxbench exec` reaches the command through the init, and exec dies of it.
     p = subprocess.Popen(rn.cmd(["--ro-bind", rn.probe + ":" + PROBE_IN], [PROBE_IN, "hang", "1000"]),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.5)
+    first = p.stdout.readline()
     p.send_signal(signal.SIGTERM)
     try:
-        p.wait(timeout=10)
+        rest, _ = p.communicate(timeout=20)
     except subprocess.TimeoutExpired:
         p.kill()
-    check(tag + " SIGTERM forwarded", p.returncode == -signal.SIGTERM, "got %s" % p.returncode)
+        rest, _ = p.communicate()
+    check(tag + " SIGTERM forwarded", first == "ready\n" and "got SIGTERM" in rest and
+          p.returncode == -signal.SIGTERM, "said %r then %r, returned %s" % (first, rest, p.returncode))
 
 
 def leftovers(rn, tag):
