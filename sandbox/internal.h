@@ -37,7 +37,6 @@ enum mount_op_kind {
     OP_SETATTR,  /* mount_setattr(path, attrs), recursively if recursive */
     OP_PROC,     /* a new proc on path */
     OP_DETACH,   /* umount2(path, MNT_DETACH) then rmdir(path) */
-    OP_UNMOUNT,  /* umount2(path, MNT_DETACH) */
     OP_CHDIR,    /* chdir path */
 };
 

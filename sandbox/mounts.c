@@ -75,10 +75,6 @@ static void run_op(struct sbx *s, const struct mount_op *op)
         if (rmdir(op->path) < 0)
             child_fail(s, "rmdir", op->path, errno);
         return;
-    case OP_UNMOUNT:
-        if (umount2(op->path, MNT_DETACH) < 0)
-            child_fail(s, "umount", op->path, errno);
-        return;
     case OP_CHDIR:
         if (chdir(op->path) < 0)
             child_fail(s, "chdir", op->path, errno);
