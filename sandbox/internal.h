@@ -173,6 +173,7 @@ struct sbx {
 /* Child side. Each returns only on success; failures end the child via child_fail. */
 _Noreturn void child_fail(struct sbx *s, const char *step, const char *object, int errnum);
 void child_write_maps(struct sbx *s);
+void write_setgroups_deny(struct sbx *s);
 void child_set_hostname(struct sbx *s);
 /* Brings lo up in the caller's network namespace; 0, or -1 with *step and errno set. */
 int child_loopback_up(const char **step);

@@ -27,9 +27,16 @@ static void write_proc(struct sbx *s, const char *step, const char *path, const 
 /* A process may map its own uid and gid into a user namespace it created without privileges, once
  * setgroups is denied; the sandbox never needs more, and a denied setgroups cannot drop a group a
  * file's permissions rely on. */
-void child_write_maps(struct sbx *s)
+void write_setgroups_deny(struct sbx *s)
 {
     write_proc(s, "setgroups", "/proc/self/setgroups", "deny");
+}
+
+void child_write_maps(struct sbx *s)
+{
+    /* Nested in the template's user namespace, the sandbox's inherits its "deny". */
+    if (s->layer == SBX_NAMESPACES)
+        write_proc(s, "setgroups", "/proc/self/setgroups", "deny");
     write_proc(s, "uid_map", "/proc/self/uid_map", s->uid_map);
     write_proc(s, "gid_map", "/proc/self/gid_map", s->gid_map);
 }

@@ -35,6 +35,7 @@ static int template_main(void *arg)
         _exit(SBX_EXIT_SETUP);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
         child_fail(s, "prctl", "PR_SET_PDEATHSIG", errno);
+    write_setgroups_deny(s);
     child_write_maps(s);
     child_run_plan(s, &s->template_plan);
     if (write(2, ready, sizeof ready - 1) != (ssize_t)(sizeof ready - 1))
