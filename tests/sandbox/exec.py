@@ -248,16 +248,48 @@ def errors(rn, tag):
           "exit %d: %s" % (r.returncode, r.stderr.strip()))
 
 
+def world_reachable(path):
+    """Whether every directory above path lets others through (the nobody runs need that)."""
+    path = os.path.abspath(path)
+    while path != "/":
+        path = os.path.dirname(path)
+        if not os.stat(path).st_mode & stat.S_IXOTH:
+            return False
+    return True
+
+
+def make_workdir():
+    """A directory anyone can reach, on a file system that allows executing, with copies of the
+    binaries under test (the build directory may be private; /tmp may be mounted noexec)."""
+    for base in ("/var/tmp", "/tmp", os.path.dirname(os.path.abspath(SBXBENCH))):
+        try:
+            workdir = tempfile.mkdtemp(prefix="sbx-test-", dir=base)
+        except OSError:
+            continue
+        os.chmod(workdir, 0o755)
+        shutil.copy(SBXBENCH, os.path.join(workdir, "sbxbench"))
+        shutil.copy(PROBE, os.path.join(workdir, "sbx-probe"))
+        probe = os.path.join(workdir, "sbx-probe")
+        try:
+            ok = subprocess.run([probe, "exit", "0"]).returncode == 0 and world_reachable(probe)
+        except OSError:
+            ok = False
+        if ok:
+            return workdir
+        shutil.rmtree(workdir, ignore_errors=True)
+    return None
+
+
 def main():
     if not stat.S_ISCHR(os.stat("/dev/null").st_mode):
         # The sandbox binds the host's nodes; it cannot make its own in a user namespace.
         check("the host's /dev/null is a device (something replaced it with a file)", False,
               "restore it: mknod -m 666 /dev/null.new c 1 3 && mv /dev/null.new /dev/null")
-    workdir = tempfile.mkdtemp(prefix="sbx-test-")
+    workdir = make_workdir()
+    if not workdir:
+        print("SKIP: no directory that everyone can reach and execute from (/var/tmp, /tmp, the build)")
+        return 77
     try:
-        os.chmod(workdir, 0o755)
-        shutil.copy(SBXBENCH, os.path.join(workdir, "sbxbench"))
-        shutil.copy(PROBE, os.path.join(workdir, "sbx-probe"))
         me = "root" if os.geteuid() == 0 else "user %d" % os.geteuid()
         r = subprocess.run([os.path.join(workdir, "sbxbench"), "exec", "--", "/bin/true"],
                            stderr=subprocess.PIPE, text=True)
