@@ -20,33 +20,34 @@
 
 static void exec_help(void)
 {
-    printf("Usage: sbxbench exec [OPTIONS] [--] CMD [ARGS...]\n"
-           "\n"
-           "Runs CMD in a new sandbox: new user, mount, pid, ipc, uts, net, cgroup and time\n"
-           "namespaces; a tmpfs root with the host's /usr, /bin, /sbin, /lib*, /etc read-only, a new\n"
-           "/proc, a minimal /dev and an empty /tmp; only lo; no capabilities, no_new_privs and a\n"
-           "seccomp filter. Exits with CMD's status (or dies of its signal); 125 when the sandbox\n"
-           "cannot be set up, 126 when CMD cannot be executed, 127 when it is not found.\n"
-           "\n"
-           "Options:\n"
-           "  --mechanism=LAYER     inproc (default, the full sandbox), inproc-fs (no privilege\n"
-           "                        drop, no init) or inproc-ns (namespaces only)\n"
-           "  --bind SRC[:DST]      make host SRC (a directory or file) writable at DST\n"
-           "  --ro-bind SRC[:DST]   make host SRC visible read-only at DST\n"
-           "  --tmpfs DST           an empty writable tmpfs at DST\n"
-           "  --chdir DIR           run CMD in DIR (default: /)\n"
-           "  --setenv KEY=VALUE    set a variable\n"
-           "  --clearenv            start from an empty environment (default: only PATH,\n"
-           "                        HOME=/tmp and LANG=C.UTF-8, not the caller's)\n"
-           "  --hostname NAME       the sandbox's hostname (default: sbx)\n"
-           "  --share-net           keep the host's network (default: only lo)\n"
-           "  --cap-add CAP         keep capability CAP (e.g. net_raw); repeatable\n"
-           "  --seccomp POLICY      none, default, or a policy file (see docs/sandbox.md)\n"
-           "  --timeout SECONDS     kill the whole sandbox after this long (exit 124)\n"
-           "  --timings             print where the setup time went, as JSON on stderr\n"
+    printf(
+        "Usage: sbxbench exec [OPTIONS] [--] CMD [ARGS...]\n"
+        "\n"
+        "Runs CMD in a new sandbox: new user, mount, pid, ipc, uts, net, cgroup and time\n"
+        "namespaces; a tmpfs root with the host's /usr, /bin, /sbin, /lib*, /etc read-only, a new\n"
+        "/proc, a minimal /dev and an empty /tmp; only lo; no capabilities, no_new_privs and a\n"
+        "seccomp filter. Exits with CMD's status (or dies of its signal); 125 when the sandbox\n"
+        "cannot be set up, 126 when CMD cannot be executed, 127 when it is not found.\n"
+        "\n"
+        "Options:\n"
+        "  --mechanism=LAYER     inproc (default, the full sandbox), inproc-fs (no privilege\n"
+        "                        drop, no init) or inproc-ns (namespaces only)\n"
+        "  --bind SRC[:DST]      make host SRC (a directory or file) writable at DST\n"
+        "  --ro-bind SRC[:DST]   make host SRC visible read-only at DST\n"
+        "  --tmpfs DST           an empty writable tmpfs at DST\n"
+        "  --chdir DIR           run CMD in DIR (default: /)\n"
+        "  --setenv KEY=VALUE    set a variable\n"
+        "  --clearenv            start from an empty environment (default: only PATH,\n"
+        "                        HOME=/tmp and LANG=C.UTF-8, not the caller's)\n"
+        "  --hostname NAME       the sandbox's hostname (default: sbx)\n"
+        "  --share-net           keep the host's network (default: only lo)\n"
+        "  --cap-add CAP         keep capability CAP (e.g. net_raw); repeatable\n"
+        "  --seccomp POLICY      none, default, or a policy file (see docs/sandbox.md)\n"
+        "  --timeout SECONDS     kill the whole sandbox after this long (exit 124)\n"
+        "  --timings             print where the setup time went, as JSON on stderr\n"
 
-           "  --repeat N            run CMD N times, each in a fresh sandbox (for measurements);\n"
-           "                        stops at the first failure\n");
+        "  --repeat N            run CMD N times, each in a fresh sandbox (for measurements);\n"
+        "                        stops at the first failure\n");
 }
 
 struct exec_args {
@@ -116,8 +117,8 @@ static int parse_exec_args(int argc, char **argv, struct exec_args *a)
 }
 
 /* The signals a user sends a command: passed on to the sandbox's pid 1 (the init forwards them to
- * the command). A terminal's signals are not: the sandbox is in the terminal's process group and got
- * them itself. */
+ * the command). A terminal's signals are not: the sandbox is in the terminal's process group and
+ * got them itself. */
 static void forwarded_signals(sigset_t *set)
 {
     sigemptyset(set);
@@ -134,9 +135,9 @@ static double now_s(void)
 }
 
 struct outcome {
-    int status;     /* as reaped */
+    int status; /* as reaped */
     bool timed_out;
-    double reaped;  /* monotonic seconds */
+    double reaped; /* monotonic seconds */
 };
 
 static int wait_sandbox(pid_t pid, int sigfd, double timeout, struct outcome *o)

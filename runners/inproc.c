@@ -38,7 +38,8 @@ static int action_config(struct sbx_config *c, const struct action *a, enum sbx_
             if (sbx_config_setenv(c, a->envp[i], e) < 0)
                 return -1;
     }
-    if (layer == SBX_FULL && opts && opts->seccomp && sbx_config_string(&c->seccomp, opts->seccomp, e) < 0)
+    if (layer == SBX_FULL && opts && opts->seccomp &&
+        sbx_config_string(&c->seccomp, opts->seccomp, e) < 0)
         return -1;
     return sbx_config_command(c, a->argv, e);
 }
@@ -48,9 +49,9 @@ static char **exec_argv(const struct sbx_config *c)
 {
     char **options = sbx_config_format(c);
     char **argv = strv_new();
-    bool ok = options && argv && strv_push(&argv, "sbxbench") == 0 && strv_push(&argv, "exec") == 0 &&
-              strv_extend(&argv, options) == 0 && strv_push(&argv, "--") == 0 &&
-              strv_extend(&argv, c->argv) == 0;
+    bool ok = options && argv && strv_push(&argv, "sbxbench") == 0 &&
+              strv_push(&argv, "exec") == 0 && strv_extend(&argv, options) == 0 &&
+              strv_push(&argv, "--") == 0 && strv_extend(&argv, c->argv) == 0;
     strv_free(options);
     if (!ok) {
         strv_free(argv);
@@ -129,7 +130,8 @@ static bool layer_available(const struct runner_options *opts, enum sbx_layer la
     struct sbx_error e = {{0}};
     struct sbx *s = NULL;
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-    bool ok = devnull >= 0 && action_config(&c, &a, layer, opts, &e) == 0 && sbx_prepare(&c, &s, &e) == 0;
+    bool ok =
+        devnull >= 0 && action_config(&c, &a, layer, opts, &e) == 0 && sbx_prepare(&c, &s, &e) == 0;
     sbx_config_free(&c);
     if (ok) {
         /* Its complaint, if any, goes to a pipe, to be quoted. */
@@ -140,8 +142,8 @@ static bool layer_available(const struct runner_options *opts, enum sbx_layer la
         if (pipefd[1] >= 0)
             close(pipefd[1]);
         int status = 0;
-        ok = pid > 0 && waitpid(pid, &status, 0) == pid &&
-             WIFEXITED(sbx_exit_status(s, status)) && WEXITSTATUS(sbx_exit_status(s, status)) == 0;
+        ok = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(sbx_exit_status(s, status)) &&
+             WEXITSTATUS(sbx_exit_status(s, status)) == 0;
         if (!ok && pid > 0) {
             ssize_t n = read(pipefd[0], e.msg, sizeof e.msg - 1);
             e.msg[n > 0 ? n : 0] = '\0';

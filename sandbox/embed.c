@@ -16,7 +16,8 @@ int main(int argc, char **argv)
         return 1;
     }
     fprintf(out, "/* Generated from %s by sandbox/embed.c. */\n#include <stddef.h>\n\n", argv[1]);
-    fprintf(out, "extern const unsigned char %s[];\nextern const size_t %s_size;\n", argv[2], argv[2]);
+    fprintf(out, "extern const unsigned char %s[];\nextern const size_t %s_size;\n", argv[2],
+            argv[2]);
     fprintf(out, "const unsigned char %s[] = {\n", argv[2]);
     size_t n = 0;
     int c;

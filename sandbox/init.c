@@ -4,13 +4,13 @@
  *   sbx-init PID     PID: the command, as the sandbox numbers it; fd 3: where to report
  *
  * It reaps every orphan, forwards the signals it is sent to the command, and when the command is
- * gone writes the command's wait status to fd 3 and exits with the shell's rendering of it (the code,
- * or 128 + the signal): pid 1 cannot die of most signals, so the launcher reads fd 3's report to pass
- * a death by signal on. Its exit takes every other process of the sandbox with it.
+ * gone writes the command's wait status to fd 3 and exits with the shell's rendering of it (the
+ * code, or 128 + the signal): pid 1 cannot die of most signals, so the launcher reads fd 3's report
+ * to pass a death by signal on. Its exit takes every other process of the sandbox with it.
  *
  * It runs once per sandbox, so its start-up is part of every run: on x86-64 and arm64 it is built
- * without a C library (a static glibc executable spends some 300 microseconds starting up and
- * exiting; this one 60), talking to the kernel directly. Elsewhere it uses libc. */
+ * without a C library (a static glibc executable spends some 350 microseconds starting up and
+ * exiting; this one 90), talking to the kernel directly. Elsewhere it uses libc. */
 #include <linux/prctl.h>
 #include <stdint.h>
 
@@ -161,19 +161,19 @@ int init_main(int argc, char **argv)
 #if defined(SBX_INIT_NOLIBC) && defined(__x86_64__)
 __asm__(".text\n.global _start\n_start:\n"
         "  xor %rbp, %rbp\n"
-        "  mov (%rsp), %rdi\n"     /* argc */
-        "  lea 8(%rsp), %rsi\n"    /* argv */
+        "  mov (%rsp), %rdi\n"  /* argc */
+        "  lea 8(%rsp), %rsi\n" /* argv */
         "  and $-16, %rsp\n"
         "  call init_main\n"
         "  mov %eax, %edi\n"
-        "  mov $231, %eax\n"       /* exit_group */
+        "  mov $231, %eax\n" /* exit_group */
         "  syscall\n");
 #elif defined(SBX_INIT_NOLIBC)
 __asm__(".text\n.global _start\n_start:\n"
         "  ldr x0, [sp]\n"
         "  add x1, sp, #8\n"
         "  bl init_main\n"
-        "  mov x8, #94\n"          /* exit_group */
+        "  mov x8, #94\n" /* exit_group */
         "  svc 0\n");
 #else
 int main(int argc, char **argv)

@@ -28,27 +28,27 @@ void vec_free(char **v);
 
 /* ---- the mount plan: a flat list of operations the child runs in order ---- */
 enum mount_op_kind {
-    OP_TMPFS,    /* mount a tmpfs on path; data: its options */
-    OP_MKDIR,    /* mkdir path (an existing one is fine) */
-    OP_MKFILE,   /* an empty file at path, to bind a file onto */
-    OP_SYMLINK,  /* symlink data -> path */
-    OP_PIVOT,    /* pivot_root(path, path/.oldroot), then chdir / */
-    OP_BIND,     /* bind (recursively) data onto path */
-    OP_SETATTR,  /* mount_setattr(path, attrs), recursively if recursive */
-    OP_PROC,     /* a new proc on path */
-    OP_DETACH,   /* umount2(path, MNT_DETACH) then rmdir(path) */
-    OP_CHDIR,    /* chdir path */
+    OP_TMPFS,   /* mount a tmpfs on path; data: its options */
+    OP_MKDIR,   /* mkdir path (an existing one is fine) */
+    OP_MKFILE,  /* an empty file at path, to bind a file onto */
+    OP_SYMLINK, /* symlink data -> path */
+    OP_PIVOT,   /* pivot_root(path, path/.oldroot), then chdir / */
+    OP_BIND,    /* bind (recursively) data onto path */
+    OP_SETATTR, /* mount_setattr(path, attrs), recursively if recursive */
+    OP_PROC,    /* a new proc on path */
+    OP_DETACH,  /* umount2(path, MNT_DETACH) then rmdir(path) */
+    OP_CHDIR,   /* chdir path */
 };
 
 struct mount_op {
     enum mount_op_kind kind;
     char *path;
     char *data;
-    uint64_t attrs;  /* MOUNT_ATTR_* for OP_SETATTR; mount flags for OP_TMPFS and OP_PROC */
-    unsigned mode;   /* OP_MKDIR: the directory's mode */
+    uint64_t attrs; /* MOUNT_ATTR_* for OP_SETATTR; mount flags for OP_TMPFS and OP_PROC */
+    unsigned mode;  /* OP_MKDIR: the directory's mode */
     bool recursive;
-    bool optional;   /* a missing path (ENOENT) is skipped, e.g. /proc/bus on kernels without it */
-    int mark_after;  /* the timing mark this operation completes, or 0 */
+    bool optional;  /* a missing path (ENOENT) is skipped, e.g. /proc/bus on kernels without it */
+    int mark_after; /* the timing mark this operation completes, or 0 */
 };
 
 struct mount_plan {
@@ -64,8 +64,8 @@ void plan_free(struct mount_plan *p);
 /* ---- seccomp: a policy (text) compiled once into a BPF program the child loads ---- */
 struct policy_rule {
     char *syscall;
-    int action;   /* POLICY_ALLOW, POLICY_ERRNO, POLICY_KILL */
-    int errnum;   /* for POLICY_ERRNO */
+    int action; /* POLICY_ALLOW, POLICY_ERRNO, POLICY_KILL */
+    int errnum; /* for POLICY_ERRNO */
     /* Argument conditions, all of which must hold: (arg[index] & mask) op value. */
     struct policy_cond {
         unsigned index;
@@ -90,8 +90,8 @@ extern const char sbx_default_policy[];
 /* Parses a policy text; name is the file name for messages ("line 3: ..."). */
 int policy_parse(struct policy *p, const char *text, const char *name, struct sbx_error *e);
 void policy_free(struct policy *p);
-int policy_errno_from_name(const char *name);   /* "EPERM" -> 1, "13" -> 13; -1 if unknown */
-const char *policy_errno_name(int errnum);      /* 1 -> "EPERM"; NULL if not a known name */
+int policy_errno_from_name(const char *name); /* "EPERM" -> 1, "13" -> 13; -1 if unknown */
+const char *policy_errno_name(int errnum);    /* 1 -> "EPERM"; NULL if not a known name */
 
 /* Compiles p with libseccomp for this machine's architectures and exports the BPF program. */
 int filter_build(const struct policy *p, struct sock_fprog *out, struct sbx_error *e);
@@ -99,29 +99,29 @@ void filter_free(struct sock_fprog *f);
 
 /* ---- what one spawn leaves for its caller to read, written by the child ---- */
 enum mark {
-    MARK_CLONE,     /* the caller, just before clone */
-    MARK_TEMPLATE,  /* filesystem layers: the launcher's child has joined the template */
-    MARK_CHILD,     /* the sandbox's pid 1: its first instruction (every namespace made) */
-    MARK_UNSHARE,   /* the time namespace made */
-    MARK_MAPS,      /* uid/gid maps written */
-    MARK_UTS,       /* hostname set, lo up */
-    MARK_SCRATCH,   /* /tmp and /dev/shm */
-    MARK_PROC,      /* /proc and its read-only parts */
-    MARK_MOUNTS,    /* --tmpfs, chdir */
-    MARK_PRIVS,     /* full layer: capabilities dropped, no_new_privs */
-    MARK_SECCOMP,   /* full layer: filter loaded */
-    MARK_FORK,      /* full layer: the command's process started */
-    MARK_EXEC,      /* just before execve of the command */
-    MARK_INIT,      /* full layer: the command is running, pid 1 turns into the init */
-    MARK_RETURNED,  /* the caller, when clone returned */
+    MARK_CLONE,    /* the caller, just before clone */
+    MARK_TEMPLATE, /* filesystem layers: the launcher's child has joined the template */
+    MARK_CHILD,    /* the sandbox's pid 1: its first instruction (every namespace made) */
+    MARK_UNSHARE,  /* the time namespace made */
+    MARK_MAPS,     /* uid/gid maps written */
+    MARK_UTS,      /* hostname set, lo up */
+    MARK_SCRATCH,  /* /tmp and /dev/shm */
+    MARK_PROC,     /* /proc and its read-only parts */
+    MARK_MOUNTS,   /* --tmpfs, chdir */
+    MARK_PRIVS,    /* full layer: capabilities dropped, no_new_privs */
+    MARK_SECCOMP,  /* full layer: filter loaded */
+    MARK_FORK,     /* full layer: the command's process started */
+    MARK_EXEC,     /* just before execve of the command */
+    MARK_INIT,     /* full layer: the command is running, pid 1 turns into the init */
+    MARK_RETURNED, /* the caller, when clone returned */
     N_MARKS,
 };
 
 struct sbx_run {
     struct sbx_stdio io;
     double mark[N_MARKS];
-    pid_t command_pid;  /* full layer: the command, as the sandbox's pid namespace numbers it */
-    volatile pid_t pid1;      /* filesystem layers: the sandbox's pid 1, as the caller numbers it */
+    pid_t command_pid;   /* full layer: the command, as the sandbox's pid namespace numbers it */
+    volatile pid_t pid1; /* filesystem layers: the sandbox's pid 1, as the caller numbers it */
     volatile int clone_errno; /* filesystem layers: why the sandbox could not be cloned */
     volatile int exec_failed; /* the exit code the command's process gave up with, else 0 */
 };
@@ -138,34 +138,34 @@ enum { SBX_STACK_SIZE = 256 * 1024, SBX_GUARD_SIZE = 4096, SBX_STACKS = 3 };
 
 struct sbx {
     enum sbx_layer layer;
-    unsigned long clone_flags;   /* every namespace but time, which clone() cannot name */
-    bool unshare_time;           /* the time namespace: unshare()d by pid 1, entered at execve */
+    unsigned long clone_flags; /* every namespace but time, which clone() cannot name */
+    bool unshare_time;         /* the time namespace: unshare()d by pid 1, entered at execve */
     bool new_process_group;
     bool share_net;
     char uid_map[40], gid_map[40];
     char *hostname;
-    char *chdir;            /* namespace layer only; the others chdir in the plan */
+    char *chdir; /* namespace layer only; the others chdir in the plan */
     const char *program;
-    struct mount_plan template_plan; /* run once, by sbx_prepare */
-    struct mount_plan run_plan;      /* run by every sandbox */
+    struct mount_plan template_plan;       /* run once, by sbx_prepare */
+    struct mount_plan run_plan;            /* run by every sandbox */
     int template_user_fd, template_mnt_fd; /* filesystem layers: the namespaces runs copy */
-    int proc_fd;                  /* the caller's /proc, where the children write their maps */
+    int proc_fd; /* the caller's /proc, where the children write their maps */
 
     char **argv;
     char **envp;
-    char **candidates;      /* where argv[0] may be, in PATH order */
+    char **candidates; /* where argv[0] may be, in PATH order */
 
     bool has_filter;
     struct sock_fprog filter;
-    cap_t caps;             /* the capabilities the command keeps (empty unless --cap-add) */
+    cap_t caps; /* the capabilities the command keeps (empty unless --cap-add) */
     cap_value_t last_cap;
-    uint64_t keep_caps;     /* bit per capability kept in the bounding and ambient sets */
+    uint64_t keep_caps; /* bit per capability kept in the bounding and ambient sets */
 
-    int init_fd;            /* full layer: the embedded init, as an executable memfd */
-    int report_fd;          /* full layer: where the init reports */
+    int init_fd;   /* full layer: the embedded init, as an executable memfd */
+    int report_fd; /* full layer: where the init reports */
     struct init_report *report;
 
-    char *stacks;           /* SBX_STACKS child stacks, each with a guard page */
+    char *stacks; /* SBX_STACKS child stacks, each with a guard page */
     size_t stack_size;
     struct sbx_run run;
 };

@@ -60,7 +60,8 @@ static void run_op(struct sbx *s, const struct mount_op *op)
         return;
     case OP_SETATTR: {
         struct mount_attr attr = {.attr_set = op->attrs};
-        rc = mount_setattr(AT_FDCWD, op->path, op->recursive ? AT_RECURSIVE : 0, &attr, sizeof attr);
+        rc =
+            mount_setattr(AT_FDCWD, op->path, op->recursive ? AT_RECURSIVE : 0, &attr, sizeof attr);
         if (rc < 0 && !(op->optional && errno == ENOENT))
             child_fail(s, "mount_setattr", op->path, errno);
         return;

@@ -23,7 +23,8 @@
 
 #define OLD_ROOT "/.oldroot"
 
-static const char *const system_dirs[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc"};
+static const char *const system_dirs[] = {"/usr",   "/bin",   "/sbin", "/lib",
+                                          "/lib32", "/lib64", "/etc"};
 static const char *const dev_nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
 static const char *const dev_links[][2] = {
     {"/proc/self/fd", "/dev/fd"},
@@ -33,7 +34,8 @@ static const char *const dev_links[][2] = {
 };
 /* Parts of /proc that reach beyond the sandbox's namespaces (global sysctls, the sysrq trigger,
  * interrupt and bus settings): read-only, as the host root the sandbox's root may be. */
-static const char *const proc_read_only[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"};
+static const char *const proc_read_only[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq",
+                                             "/proc/bus"};
 /* Where the new root is staged before pivot_root: the first of these that exists. */
 static const char *const staging_dirs[] = {"/tmp", "/mnt", "/run", "/var/tmp"};
 
@@ -41,7 +43,7 @@ static const char *const staging_dirs[] = {"/tmp", "/mnt", "/run", "/var/tmp"};
 
 struct builder {
     struct mount_plan *p; /* the plan being added to: the template's or the run's */
-    char **made; /* directories the plan creates or binds, so each is made once */
+    char **made;          /* directories the plan creates or binds, so each is made once */
     struct sbx_error *e;
     int rc;
 };

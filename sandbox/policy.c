@@ -17,7 +17,7 @@
 
 #include "sandbox/internal.h"
 
-/* Keep in step with the table in docs/sandbox.md; tests/sandbox checks the two against each other. */
+/* Keep in step with the table in docs/sandbox.md; tests/sandbox checks one against the other. */
 const char sbx_default_policy[] =
     "# sbxbench's default policy: everything a build action needs is allowed; what Docker's\n"
     "# default profile denies and a build never needs fails with the errno given.\n"
@@ -40,8 +40,8 @@ const char sbx_default_policy[] =
     "# Obsolete or hardware-level calls.\n"
     "deny EPERM uselib ustat sysfs _sysctl vm86 vm86old iopl ioperm lookup_dcookie nfsservctl\n"
     "deny EPERM fanotify_init vhangup\n"
-    "# New namespaces: no nested sandboxes. clone3 reports ENOSYS so that libc falls back to clone,\n"
-    "# whose flags a filter can see.\n"
+    "# New namespaces: no nested sandboxes. clone3 reports ENOSYS so that libc falls back\n"
+    "# to clone, whose flags a filter can see.\n"
     "deny EPERM unshare setns\n"
     "deny ENOSYS clone3\n"
     "deny EPERM clone if arg0 & CLONE_NEWNS == CLONE_NEWNS\n"
@@ -59,16 +59,44 @@ static const struct {
     const char *name;
     int value;
 } errno_names[] = {
-    {"EPERM", EPERM},     {"ENOENT", ENOENT},   {"ESRCH", ESRCH},     {"EINTR", EINTR},
-    {"EIO", EIO},         {"ENXIO", ENXIO},     {"E2BIG", E2BIG},     {"ENOEXEC", ENOEXEC},
-    {"EBADF", EBADF},     {"ECHILD", ECHILD},   {"EAGAIN", EAGAIN},   {"ENOMEM", ENOMEM},
-    {"EACCES", EACCES},   {"EFAULT", EFAULT},   {"EBUSY", EBUSY},     {"EEXIST", EEXIST},
-    {"EXDEV", EXDEV},     {"ENODEV", ENODEV},   {"ENOTDIR", ENOTDIR}, {"EISDIR", EISDIR},
-    {"EINVAL", EINVAL},   {"ENFILE", ENFILE},   {"EMFILE", EMFILE},   {"ENOTTY", ENOTTY},
-    {"EFBIG", EFBIG},     {"ENOSPC", ENOSPC},   {"ESPIPE", ESPIPE},   {"EROFS", EROFS},
-    {"EMLINK", EMLINK},   {"EPIPE", EPIPE},     {"ERANGE", ERANGE},   {"ENOSYS", ENOSYS},
-    {"ENOTSUP", ENOTSUP}, {"EOPNOTSUPP", EOPNOTSUPP}, {"EAFNOSUPPORT", EAFNOSUPPORT},
-    {"ENETUNREACH", ENETUNREACH}, {"ECONNREFUSED", ECONNREFUSED}, {"ETIMEDOUT", ETIMEDOUT},
+    {"EPERM", EPERM},
+    {"ENOENT", ENOENT},
+    {"ESRCH", ESRCH},
+    {"EINTR", EINTR},
+    {"EIO", EIO},
+    {"ENXIO", ENXIO},
+    {"E2BIG", E2BIG},
+    {"ENOEXEC", ENOEXEC},
+    {"EBADF", EBADF},
+    {"ECHILD", ECHILD},
+    {"EAGAIN", EAGAIN},
+    {"ENOMEM", ENOMEM},
+    {"EACCES", EACCES},
+    {"EFAULT", EFAULT},
+    {"EBUSY", EBUSY},
+    {"EEXIST", EEXIST},
+    {"EXDEV", EXDEV},
+    {"ENODEV", ENODEV},
+    {"ENOTDIR", ENOTDIR},
+    {"EISDIR", EISDIR},
+    {"EINVAL", EINVAL},
+    {"ENFILE", ENFILE},
+    {"EMFILE", EMFILE},
+    {"ENOTTY", ENOTTY},
+    {"EFBIG", EFBIG},
+    {"ENOSPC", ENOSPC},
+    {"ESPIPE", ESPIPE},
+    {"EROFS", EROFS},
+    {"EMLINK", EMLINK},
+    {"EPIPE", EPIPE},
+    {"ERANGE", ERANGE},
+    {"ENOSYS", ENOSYS},
+    {"ENOTSUP", ENOTSUP},
+    {"EOPNOTSUPP", EOPNOTSUPP},
+    {"EAFNOSUPPORT", EAFNOSUPPORT},
+    {"ENETUNREACH", ENETUNREACH},
+    {"ECONNREFUSED", ECONNREFUSED},
+    {"ETIMEDOUT", ETIMEDOUT},
 };
 
 static const struct {
@@ -139,7 +167,8 @@ static bool split_words(char *line, struct words *ws)
     char *hash = strchr(line, '#');
     if (hash)
         *hash = '\0';
-    for (char *save = NULL, *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+    for (char *save = NULL, *t = strtok_r(line, " \t\r", &save); t;
+         t = strtok_r(NULL, " \t\r", &save)) {
         if (ws->n == sizeof ws->w / sizeof *ws->w)
             return false;
         ws->w[ws->n++] = t;
@@ -316,7 +345,8 @@ int policy_parse(struct policy *p, const char *text, const char *name, struct sb
     }
     free(copy);
     if (rc == 0 && !saw_default)
-        rc = sbx_errf(e, "seccomp: %s: no 'default' line (default allow, kill or deny ERRNO)", name);
+        rc =
+            sbx_errf(e, "seccomp: %s: no 'default' line (default allow, kill or deny ERRNO)", name);
     if (rc < 0)
         policy_free(p);
     return rc;

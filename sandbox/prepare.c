@@ -106,7 +106,8 @@ static int prepare_filter(struct sbx *s, const char *seccomp, struct sbx_error *
     if (!builtin && !text)
         return -1;
     struct policy policy;
-    int rc = policy_parse(&policy, builtin ? sbx_default_policy : text, builtin ? "default" : seccomp, e);
+    int rc = policy_parse(&policy, builtin ? sbx_default_policy : text,
+                          builtin ? "default" : seccomp, e);
     free(text);
     if (rc < 0)
         return -1;
@@ -145,7 +146,8 @@ static int prepare_init(struct sbx *s, struct sbx_error *e)
     s->init_fd = sealed_memfd("sbx-init", sbx_init_image, sbx_init_image_size, true, e);
     if (s->init_fd < 0)
         return -1;
-    if (fcntl(s->init_fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0)
+    if (fcntl(s->init_fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) <
+        0)
         return sbx_err(e, "memfd seal", "sbx-init", errno);
     /* Executable but not readable: a process that cannot read its own binary is not dumpable. */
     if (fchmod(s->init_fd, 0111) < 0)
@@ -172,7 +174,8 @@ static int prepare_stacks(struct sbx *s, struct sbx_error *e)
         return sbx_err(e, "mmap", "stacks", errno);
     s->stacks = map;
     for (int i = 0; i < SBX_STACKS; i++)
-        if (mprotect(s->stacks + (size_t)i * (SBX_GUARD_SIZE + s->stack_size), SBX_GUARD_SIZE, PROT_NONE) < 0)
+        if (mprotect(s->stacks + (size_t)i * (SBX_GUARD_SIZE + s->stack_size), SBX_GUARD_SIZE,
+                     PROT_NONE) < 0)
             return sbx_err(e, "mprotect", "stack guard", errno);
     return 0;
 }
@@ -208,8 +211,8 @@ int sbx_prepare(const struct sbx_config *c, struct sbx **out, struct sbx_error *
     snprintf(s->uid_map, sizeof s->uid_map, "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
     snprintf(s->gid_map, sizeof s->gid_map, "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
     int rc = 0;
-    if (!(s->hostname = strdup(c->hostname ? c->hostname : "sbx")) || !(s->argv = vec_dup(c->argv)) ||
-        (c->chdir && !(s->chdir = strdup(c->chdir))))
+    if (!(s->hostname = strdup(c->hostname ? c->hostname : "sbx")) ||
+        !(s->argv = vec_dup(c->argv)) || (c->chdir && !(s->chdir = strdup(c->chdir))))
         rc = sbx_err(e, "prepare", NULL, ENOMEM);
     if (rc == 0)
         rc = build_env(s, c, e);
@@ -276,13 +279,20 @@ int sbx_exit_status(const struct sbx *s, int reaped_status)
 size_t sbx_timings(const struct sbx *s, const char **names, double *seconds, size_t max)
 {
     static const char *const step_names[N_MARKS] = {
-        [MARK_TEMPLATE] = "join template", [MARK_CHILD] = "clone",
-        [MARK_UNSHARE] = "time ns",        [MARK_MAPS] = "maps",
-        [MARK_UTS] = "hostname+lo",        [MARK_SCRATCH] = "tmp+shm",
-        [MARK_PROC] = "proc",              [MARK_MOUNTS] = "tmpfs+chdir",
-        [MARK_PRIVS] = "privileges",       [MARK_SECCOMP] = "seccomp",
-        [MARK_FORK] = "fork",              [MARK_EXEC] = "pre-exec",
-        [MARK_INIT] = "exec command",      [MARK_RETURNED] = "exec",
+        [MARK_TEMPLATE] = "join template",
+        [MARK_CHILD] = "clone",
+        [MARK_UNSHARE] = "time ns",
+        [MARK_MAPS] = "maps",
+        [MARK_UTS] = "hostname+lo",
+        [MARK_SCRATCH] = "tmp+shm",
+        [MARK_PROC] = "proc",
+        [MARK_MOUNTS] = "tmpfs+chdir",
+        [MARK_PRIVS] = "privileges",
+        [MARK_SECCOMP] = "seccomp",
+        [MARK_FORK] = "fork",
+        [MARK_EXEC] = "pre-exec",
+        [MARK_INIT] = "exec command",
+        [MARK_RETURNED] = "exec",
     };
     size_t n = 0;
     double last = s->run.mark[MARK_CLONE];

@@ -35,7 +35,8 @@ void child_drop_privileges(struct sbx *s)
 {
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         child_fail(s, "no_new_privs", NULL, errno);
-    /* The bounding set first: dropping from it needs CAP_SETPCAP, which the capset below removes. */
+    /* The bounding set first: dropping from it needs CAP_SETPCAP, which the capset below removes.
+     */
     for (cap_value_t c = 0; c <= s->last_cap; c++) {
         if (s->keep_caps & (1ULL << c))
             continue;

@@ -1,16 +1,16 @@
 /* libsbx: an in-process sandbox launcher.
  *
  * A caller describes a sandbox once (struct sbx_config), prepares it once (sbx_prepare: the seccomp
- * program, the command's candidate paths and environment, and the sandbox's filesystem itself, built
- * in a template mount namespace), then spawns it as often as it likes (sbx_spawn), each time in fresh
- * namespaces. A spawn is a vfork-style clone: the child borrows the caller's memory and runs on a
- * stack of its own, the caller blocked, until it executes the command (or the sandbox's init), so no
- * page table is copied and nothing is allocated on the per-run path.
+ * program, the command's candidate paths and environment, and the sandbox's filesystem itself,
+ * built in a template mount namespace), then spawns it as often as it likes (sbx_spawn), each time
+ * in fresh namespaces. A spawn is a vfork-style clone: the child borrows the caller's memory and
+ * runs on a stack of its own, the caller blocked, until it executes the command (or the sandbox's
+ * init), so no page table is copied and nothing is allocated on the per-run path.
  *
  * The library knows nothing of sbxbench's harness; it needs libcap and libseccomp. Not thread-safe:
- * one thread spawns from a given struct sbx at a time, and the command's exit status (sbx_exit_status)
- * is that of the most recent spawn. The sandbox is killed (PR_SET_PDEATHSIG) when the thread that
- * spawned it exits. */
+ * one thread spawns from a given struct sbx at a time, and the command's exit status
+ * (sbx_exit_status) is that of the most recent spawn. The sandbox is killed (PR_SET_PDEATHSIG) when
+ * the thread that spawned it exits. */
 #pragma once
 
 #include <stdbool.h>
@@ -19,7 +19,8 @@
 
 /* How much of the sandbox to build; each layer includes the ones before it. */
 enum sbx_layer {
-    SBX_NAMESPACES, /* new user, mount, pid, ipc, uts, net, cgroup, time namespaces; the command is pid 1 */
+    SBX_NAMESPACES, /* new user, mount, pid, ipc, uts, net, cgroup, time namespaces; the command is
+                       pid 1 */
     SBX_FILESYSTEM, /* + hostname, lo up, fresh tmpfs root, binds, /proc, /dev, /tmp, pivot_root */
     SBX_FULL,       /* + capabilities dropped, no_new_privs, seccomp, and an init as pid 1 */
 };
@@ -35,19 +36,20 @@ struct sbx_config {
     enum sbx_layer layer;
     struct sbx_bind *binds; /* in the order given; later ones mount over earlier ones */
     size_t n_binds;
-    char **tmpfs;           /* NULL-terminated: directories that get an empty tmpfs */
-    char *chdir;            /* the command's working directory; NULL: / */
-    bool clearenv;          /* start from an empty environment instead of the small default one */
-    char **setenv;          /* NULL-terminated "KEY=VALUE", applied in order */
-    char *hostname;         /* NULL: "sbx" */
-    bool share_net;         /* keep the host's network namespace */
-    char **cap_add;         /* NULL-terminated capability names kept, e.g. "cap_net_raw" */
-    char *seccomp;          /* "none", "default" or a policy file; NULL: "default" */
-    double timeout;         /* seconds, for callers that wait (sbxbench exec); 0: none */
-    char **argv;            /* the command; argv[0] without a slash is looked up in the sandbox's PATH */
+    char **tmpfs;   /* NULL-terminated: directories that get an empty tmpfs */
+    char *chdir;    /* the command's working directory; NULL: / */
+    bool clearenv;  /* start from an empty environment instead of the small default one */
+    char **setenv;  /* NULL-terminated "KEY=VALUE", applied in order */
+    char *hostname; /* NULL: "sbx" */
+    bool share_net; /* keep the host's network namespace */
+    char **cap_add; /* NULL-terminated capability names kept, e.g. "cap_net_raw" */
+    char *seccomp;  /* "none", "default" or a policy file; NULL: "default" */
+    double timeout; /* seconds, for callers that wait (sbxbench exec); 0: none */
+    char **argv;    /* the command; argv[0] without a slash is looked up in the sandbox's PATH */
 
     /* Not options: how the launcher behaves towards its caller. */
-    bool new_process_group; /* the sandbox gets its own process group (a benchmark); else the caller's */
+    bool new_process_group; /* the sandbox gets its own process group (a benchmark); else the
+                               caller's */
     const char *program;    /* prefix of the messages the sandbox itself prints; NULL: "sbxbench" */
 };
 
@@ -57,20 +59,22 @@ struct sbx_error {
 };
 
 /* Exit statuses of a sandbox that did not get as far as running the command, as shells use them. */
-#define SBX_EXIT_SETUP 125         /* a sandbox step failed; its message is on the sandbox's stderr */
+#define SBX_EXIT_SETUP 125 /* a sandbox step failed; its message is on the sandbox's stderr */
 #define SBX_EXIT_NOT_EXECUTABLE 126
 #define SBX_EXIT_NOT_FOUND 127
 
 void sbx_config_init(struct sbx_config *c);
 void sbx_config_free(struct sbx_config *c);
 /* The setters copy their arguments; each returns 0, or -1 with e filled (bad value, no memory). */
-int sbx_config_bind(struct sbx_config *c, const char *spec, bool rw, struct sbx_error *e); /* SRC[:DST] */
+int sbx_config_bind(struct sbx_config *c, const char *spec, bool rw,
+                    struct sbx_error *e); /* SRC[:DST] */
 int sbx_config_add_bind(struct sbx_config *c, const char *src, const char *dst, bool rw,
                         struct sbx_error *e); /* dst NULL: src */
 int sbx_config_tmpfs(struct sbx_config *c, const char *dst, struct sbx_error *e);
 int sbx_config_setenv(struct sbx_config *c, const char *assignment, struct sbx_error *e); /* K=V */
 int sbx_config_cap_add(struct sbx_config *c, const char *name, struct sbx_error *e);
-int sbx_config_string(char **field, const char *value, struct sbx_error *e); /* chdir, hostname, ... */
+int sbx_config_string(char **field, const char *value,
+                      struct sbx_error *e); /* chdir, hostname, ... */
 int sbx_config_command(struct sbx_config *c, char *const argv[], struct sbx_error *e);
 
 /* Parses sandbox options (--bind, --ro-bind, --tmpfs, --chdir, --setenv, --clearenv, --hostname,
@@ -90,8 +94,9 @@ const char *sbx_layer_name(enum sbx_layer layer);
 /* The prepared sandbox: everything that can be computed once. */
 struct sbx;
 
-/* Checks c and computes the plan; -1 with e filled when something is wrong (a bind source that does
- * not exist, an unreadable policy file, a bad capability name). The config is not referenced after. */
+/* Checks c and builds what every run shares: the template filesystem, the seccomp program. -1 with
+ * e filled when something is wrong (a bind source that does not exist, an unreadable policy file, a
+ * bad capability name, no user namespaces). c is not referenced afterwards. */
 int sbx_prepare(const struct sbx_config *c, struct sbx **out, struct sbx_error *e);
 void sbx_free(struct sbx *s);
 

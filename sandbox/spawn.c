@@ -3,9 +3,9 @@
  * sbx_spawn clones with CLONE_VM | CLONE_VFORK and every namespace: the child runs on a stack of
  * its own in the caller's memory while the caller waits, so no page table is copied, and it only
  * issues the syscalls the plan lists. It becomes the sandbox's pid 1. In the namespace and
- * filesystem layers it then executes the command. In the full layer it drops every privilege, starts
- * the command the same way (a second vfork-style clone) and executes the embedded init, which is
- * what releases the caller: from then on the sandbox and the caller share nothing.
+ * filesystem layers it then executes the command. In the full layer it drops every privilege,
+ * starts the command the same way (a second vfork-style clone) and executes the embedded init,
+ * which is what releases the caller: from then on the sandbox and the caller share nothing.
  *
  * Built without AddressSanitizer: its instrumentation cannot follow a child on a foreign stack. */
 #include <errno.h>
@@ -108,7 +108,8 @@ static _Noreturn void exec_command(struct sbx *s)
 
 static char *stack_top(const struct sbx *s, int which)
 {
-    return s->stacks + (size_t)which * (SBX_GUARD_SIZE + s->stack_size) + SBX_GUARD_SIZE + s->stack_size;
+    return s->stacks + (size_t)which * (SBX_GUARD_SIZE + s->stack_size) + SBX_GUARD_SIZE +
+           s->stack_size;
 }
 
 static int command_main(void *arg)
@@ -118,10 +119,10 @@ static int command_main(void *arg)
     exec_command(s);
 }
 
-/* The full layer, in the sandbox's pid 1 once everything is set up and the privileges are gone:
- * start the command (it inherits the dropped capabilities and the filter), then become the init. The
- * init gets the report memfd as fd 3 and nothing else but stderr; executing it from an exec-only
- * memfd makes it undumpable from its first instruction, so the command cannot ptrace it. */
+/* The full layer, in pid 1 once everything is set up and the privileges are gone: start the
+ * command (it inherits the dropped capabilities and the filter), then become the init. The init
+ * gets the report memfd as fd 3 and nothing else but stderr; executed from an exec-only memfd, it
+ * is undumpable from its first instruction: the command cannot ptrace it. */
 static _Noreturn void run_under_init(struct sbx *s)
 {
     pid_t command = clone(command_main, stack_top(s, 2), CLONE_VM | CLONE_VFORK | SIGCHLD, s);
@@ -196,7 +197,8 @@ static int template_joiner_main(void *arg)
     if (setns(s->template_mnt_fd, CLONE_NEWNS) < 0)
         child_fail(s, "setns", "template mount namespace", errno);
     s->run.mark[MARK_TEMPLATE] = sbx_now();
-    pid_t pid = clone(sandbox_main, stack_top(s, 1), (int)s->clone_flags | CLONE_PARENT | SIGCHLD, s);
+    pid_t pid =
+        clone(sandbox_main, stack_top(s, 1), (int)s->clone_flags | CLONE_PARENT | SIGCHLD, s);
     if (pid < 0) {
         s->run.clone_errno = errno;
         _exit(SBX_EXIT_SETUP);
@@ -214,7 +216,8 @@ pid_t sbx_spawn(struct sbx *s, const struct sbx_stdio *io, struct sbx_error *e)
     s->run.io = *io;
     if (s->report)
         memset(s->report, 0, sizeof *s->report);
-    /* The child starts with every signal blocked: none may run the caller's handlers on its memory. */
+    /* The child starts with every signal blocked: none may run the caller's handlers on its memory.
+     */
     sigset_t all, saved;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &saved);
@@ -247,4 +250,3 @@ pid_t sbx_spawn(struct sbx *s, const struct sbx_stdio *io, struct sbx_error *e)
     }
     return s->run.pid1;
 }
-

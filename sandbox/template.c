@@ -1,9 +1,10 @@
 /* The template: the sandbox's filesystem, built once per prepared sandbox in namespaces of its own
  * and kept alive by two descriptors (its user and mount namespaces), so that a run only copies it.
  *
- * A helper process, pid 1 of a new pid namespace in new user and mount namespaces, runs the template
- * plan (plan.c), says so on a pipe and waits; the caller opens the helper's namespaces through
- * /proc and lets it go. The helper's proc mount shows its pid namespace, empty once it has gone. */
+ * A helper process, pid 1 of a new pid namespace in new user and mount namespaces, runs the
+ * template plan (plan.c), says so on a pipe and waits; the caller opens the helper's namespaces
+ * through /proc and lets it go. The helper's proc mount shows its pid namespace, empty once it has
+ * gone. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -20,8 +21,8 @@ static const char ready[] = "ready\n";
 
 struct helper_args {
     struct sbx *s;
-    int report_fd; /* the helper's stderr: its error message, or "ready" */
-    int wait_fd;   /* read until the caller closes the other end */
+    int report_fd;    /* the helper's stderr: its error message, or "ready" */
+    int wait_fd;      /* read until the caller closes the other end */
     int close_fds[2]; /* the caller's ends, which the helper's copy of the fd table holds too */
 };
 
@@ -90,7 +91,8 @@ int template_create(struct sbx *s, struct sbx_error *e)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &saved);
     char *stack = s->stacks + SBX_GUARD_SIZE + s->stack_size;
-    pid_t pid = clone(template_main, stack, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | SIGCHLD, &a);
+    pid_t pid =
+        clone(template_main, stack, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | SIGCHLD, &a);
     int err = errno;
     pthread_sigmask(SIG_SETMASK, &saved, NULL);
     close(report[1]);
@@ -104,7 +106,10 @@ int template_create(struct sbx *s, struct sbx_error *e)
         read_report(report[0], said, sizeof said);
         if (strcmp(said, "ready") != 0) {
             const char *msg = strstr(said, "sandbox: ");
-            rc = sbx_errf(e, "%s", msg ? msg + strlen("sandbox: ") : said[0] ? said : "template: the helper died");
+            rc = sbx_errf(e, "%s",
+                          msg       ? msg + strlen("sandbox: ")
+                          : said[0] ? said
+                                    : "template: the helper died");
         } else if ((s->template_user_fd = open_ns(pid, "user", e)) < 0 ||
                    (s->template_mnt_fd = open_ns(pid, "mnt", e)) < 0) {
             rc = -1;

@@ -38,8 +38,9 @@ void sbx_explain_clone(struct sbx_error *e, const char *step, int err)
     if (err == ENOSPC || err == EUSERS)
         hint = "user namespaces are unavailable or used up (sysctl user.max_user_namespaces)";
     else if (err == EPERM)
-        hint = "creating user namespaces is not permitted here (a sysctl, AppArmor or a container's "
-               "seccomp profile forbids it)";
+        hint =
+            "creating user namespaces is not permitted here (a sysctl, AppArmor or a container's "
+            "seccomp profile forbids it)";
     else if (err == EINVAL)
         hint = "this kernel lacks one of the namespaces";
     sbx_err(e, step, "new namespaces", err);

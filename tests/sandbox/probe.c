@@ -3,7 +3,8 @@
  *   sbx-probe CHECK [ARGS] [, CHECK [ARGS]]...
  *
  * Each check prints "ok CHECK" or "FAIL CHECK: why" and the probe exits 1 if any failed. Some
- * "checks" are actions instead (exit, signal, orphan, hang) for the driver, tests/sandbox/exec.py. */
+ * "checks" are actions instead (exit, signal, orphan, hang) for the driver, tests/sandbox/exec.py.
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +29,8 @@
 
 static int failures;
 
-static void report(const char *check, bool ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void report(const char *check, bool ok, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void report(const char *check, bool ok, const char *fmt, ...)
 {
     if (ok) {
@@ -65,8 +67,8 @@ static void check_interfaces(const char *want)
     }
     close(sock);
     if_freenameindex(list);
-    report("interfaces", strcmp(seen, want) == 0 && all_up, "have %s (all up: %s), want %s up", seen,
-           all_up ? "yes" : "no", want);
+    report("interfaces", strcmp(seen, want) == 0 && all_up, "have %s (all up: %s), want %s up",
+           seen, all_up ? "yes" : "no", want);
 }
 
 /* The host has more interfaces than lo. */
@@ -102,8 +104,8 @@ static void check_pids(const char *host_pid_arg)
            "%d processes visible in /proc%s", count, host_seen ? ", the host pid among them" : "");
     errno = 0;
     int rc = kill(host_pid, SIGTERM);
-    report("pids-unsignalable", rc < 0 && errno == ESRCH, "kill(%d, SIGTERM) = %d (%s)", (int)host_pid,
-           rc, strerror(errno));
+    report("pids-unsignalable", rc < 0 && errno == ESRCH, "kill(%d, SIGTERM) = %d (%s)",
+           (int)host_pid, rc, strerror(errno));
     report("pid", getpid() > 1 && getpid() < 10, "getpid() = %d", (int)getpid());
 }
 
@@ -128,7 +130,8 @@ static void check_readonly(const char *dir)
         close(fd);
         unlink(path);
     }
-    report(name, fd < 0 && errno == EROFS, "creating %s: %s", path, fd >= 0 ? "succeeded" : strerror(errno));
+    report(name, fd < 0 && errno == EROFS, "creating %s: %s", path,
+           fd >= 0 ? "succeeded" : strerror(errno));
 }
 
 static void check_writable(const char *dir)
@@ -182,7 +185,8 @@ static void check_status(const char *kv)
 }
 
 /* NAME:ERRNO: the syscall fails with that errno number. Arguments are zeros (or, where a zero
- * would let the kernel say the same thing as the filter, something the kernel answers otherwise). */
+ * would let the kernel say the same thing as the filter, something the kernel answers otherwise).
+ */
 static void check_denied(const char *spec)
 {
     char name[64];
@@ -210,7 +214,8 @@ static void check_denied(const char *spec)
         a0 = (strchr(colon + 1, ':') ? strtol(strchr(colon + 1, ':') + 1, NULL, 0) : 0) | SIGCHLD;
     errno = 0;
     char byte = 'x';
-    long rc = strcmp(name, "ioctl") == 0 ? syscall(nr, a0, a1, &byte) : syscall(nr, a0, a1, 0, 0, 0, 0);
+    long rc =
+        strcmp(name, "ioctl") == 0 ? syscall(nr, a0, a1, &byte) : syscall(nr, a0, a1, 0, 0, 0, 0);
     int err = errno;
     if (strcmp(name, "clone") == 0 && rc == 0)
         _exit(0); /* the filter let a child through: it must not run the probe twice */
@@ -247,8 +252,9 @@ static void check_dev(void)
         close(fd);
     DIR *d = opendir("/dev");
     int others = 0;
-    static const char *const allowed[] = {".", "..", "null", "zero", "full", "random", "urandom",
-                                          "tty", "shm", "fd", "stdin", "stdout", "stderr", NULL};
+    static const char *const allowed[] = {".",      "..",      "null",   "zero", "full",
+                                          "random", "urandom", "tty",    "shm",  "fd",
+                                          "stdin",  "stdout",  "stderr", NULL};
     for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d)) {
         bool ok = false;
         for (int i = 0; allowed[i]; i++)

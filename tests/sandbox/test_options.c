@@ -1,4 +1,5 @@
-/* Unit tests: the sandbox's options (sbx_parse_option) and their formatting back (sbx_config_format). */
+/* Unit tests: the sandbox's options (sbx_parse_option) and their formatting back
+ * (sbx_config_format). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,10 +92,11 @@ static void test_values(void **state)
     (void)state;
     struct sbx_config c;
     struct sbx_error e;
-    char *argv[] = {"--setenv", "A=1", "--setenv=B=x=y", "--clearenv", "--hostname", "box",
-                    "--share-net", "--cap-add", "NET_RAW", "--cap-add=cap_sys_ptrace",
-                    "--seccomp", "none", "--timeout=2.5", "--mechanism", "inproc-fs",
-                    "--tmpfs", "/scratch", "--chdir=/work", NULL};
+    char *argv[] = {
+        "--setenv",  "A=1",         "--setenv=B=x=y", "--clearenv",  "--hostname",
+        "box",       "--share-net", "--cap-add",      "NET_RAW",     "--cap-add=cap_sys_ptrace",
+        "--seccomp", "none",        "--timeout=2.5",  "--mechanism", "inproc-fs",
+        "--tmpfs",   "/scratch",    "--chdir=/work",  NULL};
     int stopped;
     sbx_config_init(&c);
     assert_int_equal(parse_all(&c, argv, &stopped, &e), 1);
@@ -119,9 +121,9 @@ static void test_value_errors(void **state)
     struct sbx_config c;
     struct sbx_error e;
     const char *bad[][2] = {
-        {"--setenv", "NOEQUALS"}, {"--setenv", "=v"},         {"--cap-add", "cap_flying"},
-        {"--timeout", "-1"},      {"--timeout", "soon"},      {"--mechanism", "docker"},
-        {"--hostname", ""},       {"--seccomp", ""},          {"--clearenv=yes", NULL},
+        {"--setenv", "NOEQUALS"}, {"--setenv", "=v"},    {"--cap-add", "cap_flying"},
+        {"--timeout", "-1"},      {"--timeout", "soon"}, {"--mechanism", "docker"},
+        {"--hostname", ""},       {"--seccomp", ""},     {"--clearenv=yes", NULL},
         {"--bind", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -161,10 +163,28 @@ static void test_format_round_trip(void **state)
     (void)state;
     struct sbx_config c, d;
     struct sbx_error e;
-    char *argv[] = {"--mechanism=inproc-fs", "--ro-bind", "/usr/share", "--bind", "out:/o",
-                    "--tmpfs", "/t", "--chdir", "/o", "--clearenv", "--setenv", "K=V",
-                    "--hostname", "h", "--share-net", "--cap-add", "net_raw", "--seccomp", "x.policy",
-                    "--timeout", "3", NULL};
+    char *argv[] = {"--mechanism=inproc-fs",
+                    "--ro-bind",
+                    "/usr/share",
+                    "--bind",
+                    "out:/o",
+                    "--tmpfs",
+                    "/t",
+                    "--chdir",
+                    "/o",
+                    "--clearenv",
+                    "--setenv",
+                    "K=V",
+                    "--hostname",
+                    "h",
+                    "--share-net",
+                    "--cap-add",
+                    "net_raw",
+                    "--seccomp",
+                    "x.policy",
+                    "--timeout",
+                    "3",
+                    NULL};
     int stopped;
     sbx_config_init(&c);
     assert_int_equal(parse_all(&c, argv, &stopped, &e), 1);
@@ -236,9 +256,9 @@ static void test_prepare_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bind_forms),   cmocka_unit_test(test_bind_errors),
-        cmocka_unit_test(test_values),       cmocka_unit_test(test_value_errors),
-        cmocka_unit_test(test_stops),        cmocka_unit_test(test_format_round_trip),
+        cmocka_unit_test(test_bind_forms),     cmocka_unit_test(test_bind_errors),
+        cmocka_unit_test(test_values),         cmocka_unit_test(test_value_errors),
+        cmocka_unit_test(test_stops),          cmocka_unit_test(test_format_round_trip),
         cmocka_unit_test(test_prepare_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,8 +25,9 @@ static void test_default_policy_parses(void **state)
     assert_true(p.n_rules > 40);
     bool mount_denied = false;
     for (size_t i = 0; i < p.n_rules; i++)
-        mount_denied |= strcmp(p.rules[i].syscall, "mount") == 0 && p.rules[i].action == POLICY_ERRNO &&
-                        p.rules[i].errnum == EPERM && p.rules[i].n_conds == 0;
+        mount_denied |= strcmp(p.rules[i].syscall, "mount") == 0 &&
+                        p.rules[i].action == POLICY_ERRNO && p.rules[i].errnum == EPERM &&
+                        p.rules[i].n_conds == 0;
     assert_true(mount_denied);
     struct sock_fprog f;
     assert_int_equal(filter_build(&p, &f, &e), 0);
@@ -81,7 +82,8 @@ static void test_errors(void **state)
         {"default allow\ndeny\n", "line 2: deny needs an errno"},
         {"default allow\n\n\ndeny EPERM mount if arg6 == 1\n", "line 4: expected arg0 to arg5"},
         {"default allow\ndeny EPERM mount if arg0 & 1 != 1\n", "a masked condition can only be =="},
-        {"default allow\ndeny EPERM mount if arg0 == 1 and arg0 == 2\n", "one condition per argument"},
+        {"default allow\ndeny EPERM mount if arg0 == 1 and arg0 == 2\n",
+         "one condition per argument"},
         {"default allow\ndeny EPERM mount if arg0 = 1\n", "expected == or !="},
         {"default allow\ndeny EPERM mount if arg0 == one\n", "bad value"},
         {"default allow\ndeny EPERM mount if\n", "a condition is missing"},
@@ -109,7 +111,8 @@ static void test_unknown_syscall(void **state)
     (void)state;
     struct policy p;
     struct sbx_error e;
-    assert_int_equal(policy_parse(&p, "default allow\ndeny EPERM mount no_such_call\n", "t", &e), 0);
+    assert_int_equal(policy_parse(&p, "default allow\ndeny EPERM mount no_such_call\n", "t", &e),
+                     0);
     struct sock_fprog f;
     assert_int_equal(filter_build(&p, &f, &e), -1);
     assert_non_null(strstr(e.msg, "no_such_call"));
@@ -148,10 +151,10 @@ static uint64_t constant(const char *name)
     static const struct {
         const char *n;
         uint64_t v;
-    } names[] = {{"CLONE_NEWNS", 0x00020000},   {"CLONE_NEWUTS", 0x04000000},
-                 {"CLONE_NEWIPC", 0x08000000},  {"CLONE_NEWUSER", 0x10000000},
-                 {"CLONE_NEWPID", 0x20000000},  {"CLONE_NEWNET", 0x40000000},
-                 {"CLONE_NEWCGROUP", 0x02000000}, {"TIOCSTI", 0x5412}, {"TIOCLINUX", 0x541C}};
+    } names[] = {
+        {"CLONE_NEWNS", 0x00020000},     {"CLONE_NEWUTS", 0x04000000}, {"CLONE_NEWIPC", 0x08000000},
+        {"CLONE_NEWUSER", 0x10000000},   {"CLONE_NEWPID", 0x20000000}, {"CLONE_NEWNET", 0x40000000},
+        {"CLONE_NEWCGROUP", 0x02000000}, {"TIOCSTI", 0x5412},          {"TIOCLINUX", 0x541C}};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (strcmp(names[i].n, name) == 0)
             return names[i].v;
@@ -207,7 +210,8 @@ static void test_docs_table_matches(void **state)
     char **code = calloc(p.n_rules, sizeof *code);
     for (size_t i = 0; i < p.n_rules; i++) {
         const struct policy_rule *r = &p.rules[i];
-        code[i] = rule_key(r->syscall, r->errnum, r->n_conds ? r->conds[0].value : 0, r->n_conds > 0);
+        code[i] =
+            rule_key(r->syscall, r->errnum, r->n_conds ? r->conds[0].value : 0, r->n_conds > 0);
     }
     qsort(doc, n_doc, sizeof *doc, cmp_str);
     qsort(code, p.n_rules, sizeof *code, cmp_str);
@@ -228,9 +232,12 @@ int main(int argc, char **argv)
 {
     docs_path = argc > 1 ? argv[1] : NULL;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_default_policy_parses), cmocka_unit_test(test_rules_and_conditions),
-        cmocka_unit_test(test_errors),                cmocka_unit_test(test_unknown_syscall),
-        cmocka_unit_test(test_errno_names),           cmocka_unit_test(test_docs_table_matches),
+        cmocka_unit_test(test_default_policy_parses),
+        cmocka_unit_test(test_rules_and_conditions),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_unknown_syscall),
+        cmocka_unit_test(test_errno_names),
+        cmocka_unit_test(test_docs_table_matches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
