@@ -17,6 +17,18 @@ const char *atomic_pending_temp(void)
     return pending;
 }
 
+/* /dev/null, /dev/stdout, a FIFO: there is nothing to replace atomically, and renaming a temp file over
+ * a device node would destroy it. Such targets are written in place. */
+static int open_in_place(struct atomic_file *f, const char *target, struct errbuf *eb)
+{
+    f->fd = open(target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (f->fd < 0)
+        return err_sys(eb, "output", target, errno);
+    f->target = strdup(target);
+    f->in_place = true;
+    return 0;
+}
+
 int atomic_open(struct atomic_file *f, const char *target, struct errbuf *eb)
 {
     memset(f, 0, sizeof *f);
@@ -24,6 +36,8 @@ int atomic_open(struct atomic_file *f, const char *target, struct errbuf *eb)
     struct stat st;
     if (stat(target, &st) == 0 && S_ISDIR(st.st_mode))
         return err_sys(eb, "output", target, EISDIR);
+    if (stat(target, &st) == 0 && !S_ISREG(st.st_mode))
+        return open_in_place(f, target, eb);
     if (asprintf(&f->temp, "%s.tmp.XXXXXX", target) < 0 || !(f->target = strdup(target))) {
         free(f->temp);
         return err_sys(eb, "output", target, ENOMEM);
@@ -75,6 +89,15 @@ int atomic_commit(struct atomic_file *f, const char *data, size_t len, struct er
 {
     if (f->fd < 0)
         return err_msg(eb, "output: no file open");
+    if (f->in_place) {
+        int rc = write_all(f->fd, data, len);
+        int e = errno;
+        close(f->fd);
+        f->fd = -1;
+        free(f->target);
+        f->target = NULL;
+        return rc < 0 ? err_sys(eb, "writing results", "output", e) : 0;
+    }
     if (write_all(f->fd, data, len) < 0 || fsync(f->fd) < 0) {
         int e = errno;
         atomic_abort(f);

@@ -2,9 +2,11 @@
  *
  * Opening creates a temp file beside the target, so an unwritable directory is found before an hour
  * of measuring, not after. Committing writes, fsyncs and renames it over the target; aborting removes
- * it. A crash at any point leaves the target as it was. */
+ * it. A crash at any point leaves the target as it was. A target that exists and is not a regular file
+ * (/dev/null, a FIFO) is written in place instead. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "runners/errbuf.h"
@@ -13,6 +15,7 @@ struct atomic_file {
     char *target;
     char *temp;
     int fd;
+    bool in_place; /* a device or FIFO, written directly */
 };
 
 int atomic_open(struct atomic_file *f, const char *target, struct errbuf *eb);

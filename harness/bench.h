@@ -34,6 +34,9 @@ struct bench {
     /* Filled after the run. */
     struct summary summary;        /* over the successful samples */
     double ratio, ratio_lo, ratio_hi; /* median / the process baseline's median; NAN if none */
+    /* The mechanism's cost in this case: median - the baseline's median, and that as a fraction
+     * of this median (docs/workloads.md); NAN without a baseline. */
+    double overhead_s, overhead_fraction, overhead_fraction_lo, overhead_fraction_hi;
     const struct bench *baseline;
 };
 
@@ -51,6 +54,8 @@ struct run {
 
 /* Builds the plan: cases from each workload, a bench per case and mechanism; prepares what can run. */
 int run_plan(struct run *run, struct run_config *cfg);
+/* --cache-dir's default: $XDG_CACHE_HOME/sbxbench, ~/.cache/sbxbench or /tmp/sbxbench-cache-UID. */
+const char *default_cache_dir(void);
 /* Takes every sample (warm-up first), honouring order, runs or min-time, and interrupts. */
 void run_execute(struct run *run);
 /* Statistics and baseline ratios. */

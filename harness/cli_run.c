@@ -18,13 +18,16 @@ void print_run_help(void)
         "\n"
         "What to run:\n"
         "  -m, --mechanism=LIST   mechanisms, comma-separated, or 'all' (default: all)\n"
-        "  -w, --workload=LIST    workloads, comma-separated (default: true)\n"
+        "  -w, --workload=LIST    workloads, comma-separated, or 'all' (default: true); an item\n"
+        "                         with a '/' or ending in .wl is a description file\n"
+        "                         (docs/workloads.md)\n"
         "\n"
         "How long:\n"
         "  -n, --runs=N           recorded runs per mechanism and workload (default: %d)\n"
         "      --min-time=SECONDS instead of --runs: run each until it has taken this long\n"
         "      --warmup=N         unrecorded runs first (default: %d)\n"
-        "      --order=ORDER      interleaved (default: round-robin, so drift hits all alike)\n"
+        "      --order=ORDER      interleaved (default: every round visits each pair once, in a\n"
+        "                         fresh random order, so drift and position hit all alike)\n"
         "                         or grouped (each mechanism's runs one after another)\n"
         "      --timeout=SECONDS  kill a sample after this long and record it (default: %g; 0: none)\n"
         "      --pin=CPUS         run on these CPUs only, e.g. 1 or 0-1\n"
@@ -170,15 +173,38 @@ static const char **runner_names(void)
     return names;
 }
 
-static const char **workload_names(void)
+/* Each --workload item, built in or a description file; descriptions are read and checked now,
+ * with every option known, so that a bad one stops the run before it starts. */
+static char **workloads_resolved(const char *arg, const struct workload_options *opts)
 {
-    static const char *names[64];
-    for (size_t i = 0; workload_table[i] && i < 63; i++)
-        names[i] = workload_table[i]->name;
-    return names;
+    char **items = parse_list(arg);
+    if (!items) {
+        usage_error("run: --workload: empty name in list '%s'", arg);
+        return NULL;
+    }
+    if (strv_len(items) == 1 && strcmp(items[0], "all") == 0) {
+        strv_free(items);
+        items = workload_builtin_names();
+    }
+    for (size_t i = 0; items && items[i]; i++) {
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(items[i], items[j]) == 0) {
+                usage_error("run: --workload: '%s' is listed twice", items[i]);
+                strv_free(items);
+                return NULL;
+            }
+        }
+        struct errbuf eb = {{0}};
+        if (!workload_resolve(items[i], opts, &eb)) {
+            usage_error("%s", eb.msg);
+            strv_free(items);
+            return NULL;
+        }
+    }
+    return items;
 }
 
-static void set_defaults(struct run_config *cfg)
+void run_config_defaults(struct run_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->runs = DEFAULT_RUNS;
@@ -204,7 +230,7 @@ static void set_defaults(struct run_config *cfg)
         return 2;                                                                                  \
     } while (0)
 
-static int parse_one(int c, struct run_config *cfg, bool *runs_given)
+static int parse_one(int c, struct run_config *cfg, bool *runs_given, const char **workload_arg)
 {
     long n;
     switch (c) {
@@ -213,9 +239,8 @@ static int parse_one(int c, struct run_config *cfg, bool *runs_given)
         cfg->mechanisms = names_checked("--mechanism", optarg, runner_names());
         return cfg->mechanisms ? 0 : 2;
     case 'w':
-        strv_free(cfg->workloads);
-        cfg->workloads = names_checked("--workload", optarg, workload_names());
-        return cfg->workloads ? 0 : 2;
+        *workload_arg = optarg; /* resolved once every option is known */
+        return 0;
     case 'n':
         if (!parse_long(optarg, 1, 100000000, &cfg->runs))
             BAD_NUMBER("runs", "a whole number from 1");
@@ -333,8 +358,9 @@ static int parse_one(int c, struct run_config *cfg, bool *runs_given)
 
 int parse_run_args(int argc, char **argv, struct run_config *cfg)
 {
-    set_defaults(cfg);
+    run_config_defaults(cfg);
     bool runs_given = false;
+    const char *workload_arg = "true";
     optind = 1;
     opterr = 0;
     int c;
@@ -348,7 +374,7 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
                         c == ':' ? "needs a value" : "unknown option");
             return 2;
         }
-        int rc = parse_one(c, cfg, &runs_given);
+        int rc = parse_one(c, cfg, &runs_given, &workload_arg);
         if (rc)
             return rc;
     }
@@ -362,8 +388,7 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
     }
     if (!cfg->mechanisms)
         cfg->mechanisms = names_checked("--mechanism", "all", runner_names());
-    if (!cfg->workloads)
-        cfg->workloads = names_checked("--workload", "true", workload_names());
+    cfg->workloads = workloads_resolved(workload_arg, &cfg->wopts);
     if (!cfg->mechanisms || !cfg->workloads)
         return 2;
     return 0;
@@ -374,4 +399,5 @@ void run_config_free(struct run_config *cfg)
     strv_free(cfg->mechanisms);
     strv_free(cfg->workloads);
     cfg->mechanisms = cfg->workloads = NULL;
+    workloads_unload();
 }

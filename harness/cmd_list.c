@@ -4,7 +4,9 @@
 
 #include <jansson.h>
 
+#include "harness/bench.h"
 #include "harness/commands.h"
+#include "harness/config.h"
 #include "harness/usage.h"
 #include "runners/runner.h"
 #include "workloads/workload.h"
@@ -40,8 +42,11 @@ int cmd_list(int argc, char **argv)
         }
     }
     struct runner_options ropts = {.spawn = SPAWN_POSIX_SPAWN, .seccomp = "default",
-                                   .staging = "root"};
-    struct workload_options wopts = {.render_size = 256};
+                                   .staging = "root", .cache_dir = default_cache_dir(),
+                                   .timeout = DEFAULT_TIMEOUT};
+    struct run_config defaults;
+    run_config_defaults(&defaults);
+    const struct workload_options *wopts = &defaults.wopts;
     json_t *mechs = json_array(), *works = json_array();
     for (size_t i = 0; runner_table[i]; i++) {
         const struct runner *r = runner_table[i];
@@ -49,17 +54,22 @@ int cmd_list(int argc, char **argv)
         bool ok = r->available(&ropts, why, sizeof why);
         json_array_append_new(mechs, entry(r->name, r->summary, r->family, ok, why));
     }
-    for (size_t i = 0; workload_table[i]; i++) {
-        const struct workload *w = workload_table[i];
-        char why[512] = "";
-        bool ok = w->available(&wopts, why, sizeof why);
-        json_array_append_new(works, entry(w->name, w->summary, NULL, ok, why));
+    char **names = workload_builtin_names();
+    for (size_t i = 0; names && names[i]; i++) {
+        char why[1024] = "";
+        struct errbuf eb = {{0}};
+        const struct workload *w = workload_resolve(names[i], wopts, &eb);
+        bool ok = w && workload_available(w, wopts, why, sizeof why);
+        json_array_append_new(works, entry(names[i], w ? w->summary : "", NULL, ok,
+                                           w ? why : eb.msg));
     }
+    strv_free(names);
     if (as_json) {
         json_t *doc = json_pack("{s:o,s:o}", "mechanisms", mechs, "workloads", works);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         fputc('\n', stdout);
         json_decref(doc);
+        workloads_unload();
         return 0;
     }
     const char *titles[] = {"Mechanisms", "Workloads"};
@@ -79,5 +89,6 @@ int cmd_list(int argc, char **argv)
     }
     json_decref(mechs);
     json_decref(works);
+    workloads_unload();
     return 0;
 }

@@ -1,5 +1,4 @@
 /* sbxbench run: plan, measure, summarise, write. */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,35 +7,10 @@
 #include "harness/atomic_file.h"
 #include "harness/bench.h"
 #include "harness/commands.h"
+#include "harness/interrupt.h"
 #include "harness/results_json.h"
 #include "harness/table.h"
 #include "harness/usage.h"
-
-/* First signal: stop the sample in flight and write what we have. Second: leave at once; the target
- * file is only ever replaced by a rename, so removing our temp file is all the tidying needed. */
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    if (sample_stop_requested) {
-        const char *temp = atomic_pending_temp();
-        if (temp[0])
-            unlink(temp);
-        _exit(EXIT_INTERRUPTED);
-    }
-    sample_stop_requested = 1;
-}
-
-static void install_handlers(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0; /* no SA_RESTART: the wait for a child must wake up */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
 
 static void warn_noisy(const struct run *run)
 {
@@ -82,7 +56,7 @@ int cmd_run(int argc, char **argv)
         run_config_free(&cfg);
         return EXIT_USAGE;
     }
-    install_handlers();
+    install_interrupt_handlers();
 
     struct run run;
     int exit_code = 0;

@@ -37,6 +37,8 @@ struct run_config {
  * message printed for bad usage. */
 int parse_run_args(int argc, char **argv, struct run_config *cfg);
 void run_config_free(struct run_config *cfg);
+/* The defaults `run` starts from, for commands that build a configuration themselves. */
+void run_config_defaults(struct run_config *cfg);
 void print_run_help(void);
 
 /* Parses "0-1,3" into a cpu mask for sched_setaffinity; -1 on bad syntax. */

@@ -17,6 +17,8 @@ struct command {
 static const struct command commands[] = {
     {"run", cmd_run, "measure workloads under sandboxing mechanisms"},
     {"list", cmd_list, "list mechanisms and workloads and whether they can run here"},
+    {"compare", cmd_compare, "judge a run against a baseline: regressed, improved or unchanged"},
+    {"reproduce", cmd_reproduce, "re-measure the published sandboxing table, side by side"},
     {"exec", cmd_exec, "run a command in sbxbench's own sandbox"},
     {NULL, NULL, NULL},
 };

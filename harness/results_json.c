@@ -132,6 +132,15 @@ static void add_statistics(json_t *r, const struct bench *b)
     json_object_set_new(r, "baseline", b->baseline ? json_string("process") : json_null());
     json_object_set_new(r, "ratio", json_number_or_null(b->ratio));
     json_object_set_new(r, "ratio_ci", interval(b->ratio_lo, b->ratio_hi));
+    json_object_set_new(r, "overhead_s", json_number_or_null(b->overhead_s));
+    json_object_set_new(r, "overhead_fraction", json_number_or_null(b->overhead_fraction));
+    json_object_set_new(r, "overhead_fraction_ci",
+                        interval(b->overhead_fraction_lo, b->overhead_fraction_hi));
+    /* MB/s, 10^6 bytes a second: the bytes a sample moves over the median sample. */
+    double volume = (double)b->wcase->volume_bytes;
+    json_object_set_new(r, "throughput_MBps",
+                        any && volume > 0 ? json_number_or_null(volume / s->median / 1e6)
+                                          : json_null());
 }
 
 static json_t *failures_json(const struct bench *b)
@@ -158,6 +167,7 @@ static json_t *result_json(const struct bench *b)
     json_object_set_new(r, "case", json_string(b->wcase->label));
     json_object_set_new(r, "params", params_json(b->wcase));
     json_object_set_new(r, "argv", b->job.argv ? strv_json(b->job.argv) : json_null());
+    json_object_set_new(r, "note", b->job.note ? json_string(b->job.note) : json_null());
     json_object_set_new(r, "skipped", json_boolean(b->skipped));
     json_object_set_new(r, "reason", b->skipped ? json_string(b->reason) : json_null());
     json_object_set_new(r, "runs", json_integer((json_int_t)b->n_samples));

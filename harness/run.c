@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness/progress.h"
+#include "harness/rng.h"
 #include "harness/usage.h"
 
 static void skip(struct bench *b, const char *reason)
@@ -22,7 +23,7 @@ static void skip(struct bench *b, const char *reason)
     snprintf(b->reason, sizeof b->reason, "%s", reason);
 }
 
-static const char *default_cache_dir(void)
+const char *default_cache_dir(void)
 {
     static char path[4096];
     const char *xdg = getenv("XDG_CACHE_HOME");
@@ -76,8 +77,8 @@ static int add_cases(struct run *run, const struct workload *w, char *why, size_
 {
     struct errbuf eb = {{0}};
     size_t before = run->n_cases;
-    if (!w->available(&run->cfg->wopts, why, whylen) ||
-        w->prepare(&run->cfg->wopts, &run->cases, &run->n_cases, &eb) < 0) {
+    if (!workload_available(w, &run->cfg->wopts, why, whylen) ||
+        workload_prepare(w, &run->cfg->wopts, &run->cases, &run->n_cases, &eb) < 0) {
         if (eb.msg[0])
             snprintf(why, whylen, "%s", eb.msg);
         /* A stand-in case so that the workload still shows, as skipped, under every mechanism. */
@@ -104,6 +105,20 @@ static int add_cases(struct run *run, const struct workload *w, char *why, size_
     return 0;
 }
 
+/* A configuration built without parse_run_args (reproduce) names workloads that nothing has
+ * loaded yet; parse_run_args's are found at once. */
+static int resolve_workloads(const struct run_config *cfg)
+{
+    for (size_t i = 0; cfg->workloads && cfg->workloads[i]; i++) {
+        struct errbuf eb = {{0}};
+        if (!workload_resolve(cfg->workloads[i], &cfg->wopts, &eb)) {
+            usage_error("%s", eb.msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int run_plan(struct run *run, struct run_config *cfg)
 {
     memset(run, 0, sizeof *run);
@@ -112,6 +127,8 @@ int run_plan(struct run *run, struct run_config *cfg)
         cfg->ropts.cache_dir = cfg->wopts.cache_dir = default_cache_dir();
     cfg->wopts.exe_dir = exe_dir();
     cfg->ropts.timeout = cfg->timeout;
+    if (resolve_workloads(cfg) < 0)
+        return -1;
 
     size_t n_workloads = strv_len(cfg->workloads);
     char (*workload_why)[512] = calloc(n_workloads ? n_workloads : 1, sizeof *workload_why);
@@ -144,6 +161,8 @@ int run_plan(struct run *run, struct run_config *cfg)
                 b->workload = workload_find(cfg->workloads[w]);
                 b->wcase = &run->cases[c];
                 b->ratio = b->ratio_lo = b->ratio_hi = NAN;
+                b->overhead_s = b->overhead_fraction = NAN;
+                b->overhead_fraction_lo = b->overhead_fraction_hi = NAN;
                 const char *why = NULL;
                 if (!run->case_owner[c]) {
                     skip(b, workload_why[w]);
@@ -240,7 +259,13 @@ static char *failure_reason(const struct sample *s, int errfd, double timeout)
         rc = asprintf(&reason, "killed by signal %d (SIG%s)", s->signal, signal_name(s->signal));
     } else if (s->exit_code != 0) {
         first_line(errfd, line, sizeof line);
-        rc = asprintf(&reason, "exit status %d%s%s", s->exit_code, line[0] ? ": " : "", line);
+        /* Wrappers (bwrap, unshare, sh) report a command killed by a signal as 128 + the signal. */
+        char sig[64] = "";
+        if (s->exit_code > 128 && s->exit_code < 128 + NSIG)
+            snprintf(sig, sizeof sig, " (128 + SIG%s: killed inside the mechanism?)",
+                     signal_name(s->exit_code - 128));
+        rc = asprintf(&reason, "exit status %d%s%s%s", s->exit_code, sig, line[0] ? ": " : "",
+                      line);
     }
     return rc < 0 ? NULL : reason;
 }
@@ -349,13 +374,35 @@ static void warm_up(struct run *run, struct sample_io *io, struct progress *p)
     }
 }
 
+/* A fresh random order every round: a pair that always follows an expensive one (a compile that
+ * leaves the caches cold) would otherwise carry that position's cost in every sample. */
+static void shuffle(size_t *order, size_t n, struct rng *r)
+{
+    for (size_t i = n; i > 1; i--) {
+        size_t j = (size_t)rng_below(r, i);
+        size_t t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+}
+
 static void measure_interleaved(struct run *run, struct sample_io *io, struct progress *p)
 {
+    size_t *order = malloc((run->n_benches ? run->n_benches : 1) * sizeof *order);
+    if (!order) {
+        run->interrupted = true;
+        return;
+    }
+    for (size_t i = 0; i < run->n_benches; i++)
+        order[i] = i;
+    struct rng r;
+    rng_seed(&r, run->cfg->seed);
     bool any = true;
     while (any && !stop_now(run)) {
         any = false;
-        for (size_t i = 0; i < run->n_benches && !stop_now(run); i++) {
-            struct bench *b = &run->benches[i];
+        shuffle(order, run->n_benches, &r);
+        for (size_t k = 0; k < run->n_benches && !stop_now(run); k++) {
+            struct bench *b = &run->benches[order[k]];
             if (bench_done(run, b))
                 continue;
             any = true;
@@ -364,6 +411,7 @@ static void measure_interleaved(struct run *run, struct sample_io *io, struct pr
             p->done++;
         }
     }
+    free(order);
 }
 
 static void measure_grouped(struct run *run, struct sample_io *io, struct progress *p)
@@ -450,7 +498,8 @@ static const struct bench *find_baseline(const struct run *run, const struct ben
 {
     for (size_t i = 0; i < run->n_benches; i++) {
         const struct bench *o = &run->benches[i];
-        if (o->wcase == b->wcase && strcmp(o->runner->name, "process") == 0 && o->summary.n > 0)
+        if (strcmp(o->wcase->label, b->wcase->label) == 0 &&
+            strcmp(o->runner->name, "process") == 0 && o->summary.n > 0)
             return o;
     }
     return NULL;
@@ -471,10 +520,14 @@ int run_summarize(struct run *run)
     for (size_t i = 0; i < run->n_benches; i++) {
         struct bench *b = &run->benches[i];
         const struct bench *base = find_baseline(run, b);
+        b->ratio = b->ratio_lo = b->ratio_hi = NAN;
+        b->baseline = NULL;
         if (!base || b->summary.n == 0)
             continue;
         b->baseline = base;
         b->ratio = b->summary.median / base->summary.median;
+        b->overhead_s = b->summary.median - base->summary.median;
+        b->overhead_fraction = b->overhead_s / b->summary.median;
         size_t nb, nn;
         double *bt = bench_ok_times(base, &nb), *nt = bench_ok_times(b, &nn);
         int rc = bt && nt ? stats_ratio_ci(nt, nn, bt, nb, STATS_LEVEL, STATS_RESAMPLES,
@@ -485,6 +538,9 @@ int run_summarize(struct run *run)
         free(nt);
         if (rc < 0)
             return -1;
+        /* overhead / median(mechanism) = 1 - 1/ratio, so the ratio's interval maps onto it. */
+        b->overhead_fraction_lo = 1 - 1 / b->ratio_lo;
+        b->overhead_fraction_hi = 1 - 1 / b->ratio_hi;
     }
     return 0;
 }

@@ -47,3 +47,54 @@ int stats_ratio_ci(const double *num, size_t nn, const double *den, size_t nd, d
  * continuity correction; exact enough for the tens-to-thousands of samples a run records).
  * Returns 1.0 when either side is empty. */
 double stats_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);
+
+/* ---- Comparing two runs (`sbxbench compare`) ---- */
+
+/* One night's measurement of a (mechanism, case): the median of num, or, when den is given, the
+ * median of num over the median of den (a mechanism's overhead over the same night's process).
+ * Samples are in the order they were taken: the resampling keeps neighbours together. */
+struct stats_night {
+    const double *num;
+    size_t n_num;
+    const double *den; /* NULL: no denominator */
+    size_t n_den;
+};
+
+/* One side of a comparison: a single run, or the last nights of a history. */
+struct stats_side {
+    const struct stats_night *nights;
+    size_t n_nights;
+};
+
+struct stats_shift {
+    double base, new_;    /* each side's location: the median of its nightly values */
+    double ratio, lo, hi; /* new_ / base and its interval */
+    double night_spread;  /* SD of the base's log nightly values, wild nights left out; 0 below 3 */
+};
+
+/* How many consecutive samples are resampled together: the cube root of n (Hall, Horowitz and
+ * Jing's order for variance estimation), or three correlation times when the samples' lag-1
+ * autocorrelation says they are longer, at most n / 4; 1 for tiny runs. Drift and bursts of noise
+ * within a run then widen the interval instead of passing for signal. */
+size_t stats_block_length(size_t n, double autocorrelation);
+
+/* The ratio of the two sides' locations with a percentile interval from a two-level circular-block
+ * bootstrap: nights are resampled, then blocks of samples within each night. With three or more
+ * base nights the new run is also given the base's night-to-night spread, since it is a single
+ * night: the interval then answers "is this night unlike the others?". Every night must have
+ * n_num > 0 (and n_den > 0 when den is set). Returns -1 when out of memory, 0 otherwise; the
+ * fields are NAN when a side is empty. */
+int stats_compare_sides(const struct stats_side *base, const struct stats_side *new_, double level,
+                        size_t resamples, uint64_t seed, struct stats_shift *out);
+
+/* Drift within a run: the median of its last third over the median of its first third, samples in
+ * the order taken. NAN below 6 samples. */
+double stats_drift(const double *x, size_t n);
+
+enum stats_verdict { VERDICT_UNCHANGED, VERDICT_REGRESSED, VERDICT_IMPROVED };
+
+/* The rule `compare` applies: a regression is a change both significant (the interval lies above
+ * 1) and material (the estimate exceeds 1 + threshold); an improvement mirrors it below 1 and
+ * 1 - threshold. A CI wholly beyond the threshold would also be defensible but misses most real
+ * 10% regressions on noisy runs (docs/ci.md has the figures). */
+enum stats_verdict stats_judge(const struct stats_shift *s, double threshold);

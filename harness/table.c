@@ -16,7 +16,18 @@ void format_duration(char *buf, size_t len, double s)
         snprintf(buf, len, "%.3f s", s);
 }
 
-enum { COL_MECH, COL_CASE, COL_MEDIAN, COL_MAD, COL_RANGE, COL_RATIO, COL_RUNS, NCOLS };
+enum {
+    COL_MECH,
+    COL_CASE,
+    COL_MEDIAN,
+    COL_MAD,
+    COL_RANGE,
+    COL_RATE,
+    COL_RATIO,
+    COL_OVERHEAD,
+    COL_RUNS,
+    NCOLS
+};
 
 struct row {
     char cell[NCOLS][96];
@@ -50,9 +61,18 @@ static void fill_row(const struct bench *b, struct row *r)
         format_duration(hi, sizeof hi, s->max);
         snprintf(r->cell[COL_RANGE], sizeof r->cell[0], "%s … %s", lo, hi);
     }
+    if (s->n > 0 && b->wcase->volume_bytes > 0)
+        snprintf(r->cell[COL_RATE], sizeof r->cell[0], "%.1f",
+                 (double)b->wcase->volume_bytes / s->median / 1e6);
     if (isfinite(b->ratio))
         snprintf(r->cell[COL_RATIO], sizeof r->cell[0], "%.2f× [%.2f, %.2f]", b->ratio,
                  b->ratio_lo, b->ratio_hi);
+    if (isfinite(b->overhead_s) && b->baseline != b) {
+        char d[32];
+        format_duration(d, sizeof d, fabs(b->overhead_s));
+        snprintf(r->cell[COL_OVERHEAD], sizeof r->cell[0], "%s%s (%.0f%%)",
+                 b->overhead_s < 0 ? "-" : "+", d, b->overhead_fraction * 100);
+    }
     if (failed)
         snprintf(r->cell[COL_RUNS], sizeof r->cell[0], "%zu (%zu failed)", b->n_samples, failed);
     else
@@ -77,8 +97,29 @@ static void pad(FILE *out, const char *s, int w, bool right)
         fprintf(out, "%s%*s", s, fill > 0 ? fill : 0, "");
 }
 
-static const char *const headers[NCOLS] = {"mechanism", "workload", "median", "± MAD",
-                                           "min … max", "× process [95% CI]", "runs"};
+static const char *const headers[NCOLS] = {
+    "mechanism", "workload", "median", "± MAD", "min … max", "MB/s", "× process [95% CI]",
+    "overhead (% of median)", "runs"};
+
+/* Throughput is shown only when some case moves a known volume. */
+static bool column_shown(const struct run *run, int c)
+{
+    if (c != COL_RATE)
+        return true;
+    for (size_t i = 0; i < run->n_benches; i++)
+        if (run->benches[i].wcase->volume_bytes > 0)
+            return true;
+    return false;
+}
+
+static int last_shown(const struct run *run)
+{
+    int last = 0;
+    for (int c = 0; c < NCOLS; c++)
+        if (column_shown(run, c))
+            last = c;
+    return last;
+}
 
 static void print_failures(FILE *out, const struct run *run)
 {
@@ -104,13 +145,16 @@ void print_table(FILE *out, const struct run *run, bool color)
             if (!rows[i].skipped && width(rows[i].cell[c]) > w[c])
                 w[c] = width(rows[i].cell[c]);
     }
+    int last = last_shown(run);
     for (int c = 0; c < NCOLS; c++) {
+        if (!column_shown(run, c))
+            continue;
         if (color)
             fputs("\033[1m", out);
         pad(out, headers[c], w[c], c >= COL_MEDIAN && c != COL_RANGE);
         if (color)
             fputs("\033[0m", out);
-        fputs(c + 1 < NCOLS ? "  " : "\n", out);
+        fputs(c < last ? "  " : "\n", out);
     }
     bool any_noisy = false;
     for (size_t i = 0; i < run->n_benches; i++) {
@@ -124,13 +168,15 @@ void print_table(FILE *out, const struct run *run, bool color)
         }
         any_noisy |= r->noisy;
         for (int c = 0; c < NCOLS; c++) {
+            if (!column_shown(run, c))
+                continue;
             bool red = color && c == COL_RUNS && r->failed;
             if (red)
                 fputs("\033[31m", out);
             pad(out, r->cell[c], w[c], c >= COL_MEDIAN && c != COL_RANGE);
             if (red)
                 fputs("\033[0m", out);
-            if (c + 1 < NCOLS)
+            if (c < last)
                 fputs("  ", out);
         }
         fputs(r->noisy ? "  (noisy)\n" : "\n", out);
@@ -156,21 +202,37 @@ static void md_escape(FILE *out, const char *s)
 
 void print_markdown(FILE *out, const struct run *run)
 {
-    fputs("| mechanism | workload | median | ± MAD | min … max | × process [95% CI] | runs |\n", out);
-    fputs("|---|---|--:|--:|---|--:|--:|\n", out);
+    int last = last_shown(run);
+    for (int pass = 0; pass < 2; pass++) {
+        fputs("|", out);
+        for (int c = 0; c < NCOLS; c++) {
+            if (!column_shown(run, c))
+                continue;
+            if (pass == 0)
+                fprintf(out, " %s |", headers[c]);
+            else
+                fputs(c < COL_MEDIAN || c == COL_RANGE ? "---|" : "--:|", out);
+        }
+        fputs("\n", out);
+    }
     for (size_t i = 0; i < run->n_benches; i++) {
         struct row r;
         fill_row(&run->benches[i], &r);
         fputs("| ", out);
         for (int c = 0; c < NCOLS; c++) {
+            if (!column_shown(run, c))
+                continue;
             if (r.skipped && c == COL_MEDIAN) {
                 fputs("skipped: ", out);
                 md_escape(out, r.note);
-                fputs(" |  |  |  |  |\n", out);
+                for (int rest = c + 1; rest <= last; rest++)
+                    if (column_shown(run, rest))
+                        fputs(" | ", out);
+                fputs(" |\n", out);
                 break;
             }
             md_escape(out, r.cell[c]);
-            fputs(c + 1 < NCOLS ? " | " : " |\n", out);
+            fputs(c < last ? " | " : " |\n", out);
         }
     }
     if (run->interrupted)

@@ -12,6 +12,12 @@ extern const struct runner runner_unshare;
 extern const struct runner runner_inproc_ns;
 extern const struct runner runner_inproc_fs;
 extern const struct runner runner_inproc;
+extern const struct runner runner_firejail;
+extern const struct runner runner_nspawn;
+extern const struct runner runner_runc;
+extern const struct runner runner_crun;
+extern const struct runner runner_podman;
+extern const struct runner runner_docker;
 
 const struct runner *const runner_table[] = {
     &runner_process,
@@ -23,6 +29,12 @@ const struct runner *const runner_table[] = {
     &runner_inproc_ns,
     &runner_inproc_fs,
     &runner_inproc,
+    &runner_firejail,
+    &runner_nspawn,
+    &runner_runc,
+    &runner_crun,
+    &runner_podman,
+    &runner_docker,
     NULL,
 };
 

@@ -37,6 +37,7 @@ struct runner_job {
     char **envp;       /* NULL: the action's environment */
     bool use_path;
     void *priv;        /* the runner's own state */
+    const char *note;  /* anything a reader of the results must know about how it ran; static */
 };
 
 struct runner {

@@ -39,7 +39,11 @@ struct workload_case {
     int (*check)(const struct workload_case *c, int stdout_fd, char *digest, size_t digestlen,
                  char *why, size_t whylen);
     void *priv;
+    /* Bytes one sample moves (a pipe's volume); > 0: the results report throughput. */
+    long long volume_bytes;
 };
+
+struct described;
 
 struct workload {
     const char *name;
@@ -50,10 +54,35 @@ struct workload {
                    struct errbuf *eb);
     /* Optional: frees what prepare put in c->priv. */
     void (*cleanup)(struct workload_case *c);
+    /* Set for a workload read from a description file (available and prepare are then NULL:
+     * call workload_available and workload_prepare, which work for both kinds). */
+    const struct described *described;
 };
 
+/* The workloads written in C. Most are description files instead (workloads/NAME.wl). */
 extern const struct workload *const workload_table[];
+/* A workload in the C table, or one workload_resolve loaded (by the name it was resolved with). */
 const struct workload *workload_find(const char *name);
+
+/* Resolves a --workload item: a workload in the C table, a description in the workloads directory
+ * ("pipe" is pipe.wl there), or a description file (a path with a '/' or ending in ".wl").
+ * Descriptions are read and checked now, every case expanded with opts: a malformed one gives NULL
+ * with eb naming the file and line. One that is well formed but cannot run on this host (a program
+ * missing) loads, and workload_available says why. */
+const struct workload *workload_resolve(const char *spec, const struct workload_options *opts,
+                                        struct errbuf *eb);
+/* Every built-in workload's name: the C table, then the workloads directory's descriptions. */
+char **workload_builtin_names(void);
+/* The directories searched for descriptions, in order (for messages and `list`); caller frees. */
+char **workload_search_dirs(void);
+/* Frees every description workload_resolve loaded. */
+void workloads_unload(void);
+
+/* w->available and w->prepare, for workloads in C and descriptions alike. */
+bool workload_available(const struct workload *w, const struct workload_options *opts, char *why,
+                        size_t whylen);
+int workload_prepare(const struct workload *w, const struct workload_options *opts,
+                     struct workload_case **cases, size_t *n, struct errbuf *eb);
 
 /* Grows *cases by one zeroed case and returns it, or NULL when out of memory. */
 struct workload_case *workload_case_add(struct workload_case **cases, size_t *n);

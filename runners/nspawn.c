@@ -1,0 +1,45 @@
+/* nspawn: systemd-nspawn over the host's own tree, made volatile (a tmpfs root with the host's /usr
+ * read-only), without registering with machined: what systemd offers with no image to prepare. */
+#include "runners/command.h"
+
+#include <errno.h>
+
+static char *const nspawn_args[] = {"--quiet", "--directory=/", "--volatile=yes", "--register=no",
+                                    "--keep-unit", NULL};
+
+static bool nspawn_available(const struct runner_options *opts, char *why, size_t whylen)
+{
+    (void)opts;
+    return command_probe("systemd-nspawn", nspawn_args, why, whylen);
+}
+
+static int nspawn_prepare(struct runner_job *job, struct errbuf *eb)
+{
+    const struct action *a = job->action;
+    char **prefix = strv_dup(nspawn_args);
+    for (size_t i = 0; prefix && i < a->n_ro_paths; i++)
+        if (strv_pushf(&prefix, "--bind-ro=%s", a->ro_paths[i]) < 0)
+            goto oom;
+    for (size_t i = 0; prefix && i < a->n_rw_paths; i++)
+        if (strv_pushf(&prefix, "--bind=%s", a->rw_paths[i]) < 0)
+            goto oom;
+    if (prefix && a->cwd && strv_pushf(&prefix, "--chdir=%s", a->cwd) < 0)
+        goto oom;
+    if (!prefix)
+        return err_sys(eb, "prepare", "nspawn", ENOMEM);
+    int rc = command_job(job, "systemd-nspawn", prefix, a->argv, eb);
+    strv_free(prefix);
+    return rc;
+oom:
+    strv_free(prefix);
+    return err_sys(eb, "prepare", "nspawn", ENOMEM);
+}
+
+const struct runner runner_nspawn = {
+    .name = "nspawn",
+    .summary = "systemd-nspawn --directory=/ --volatile=yes --register=no CMD",
+    .family = "namespace",
+    .available = nspawn_available,
+    .prepare = nspawn_prepare,
+    .spawn = spawn_command,
+};
