@@ -96,6 +96,8 @@ void take_sample(struct runner_job *job, const struct stdio_fds *fds, double tim
         out->spawn_errno = errno;
         return;
     }
+    if (job->runner->exit_status)
+        status = job->runner->exit_status(job, status);
     /* A sample that outlived the timeout is a timeout even if it exited just as we killed it. */
     out->timed_out = timed_out;
     out->interrupted = !timed_out && sample_stop_requested && WIFSIGNALED(status);
