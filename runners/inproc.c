@@ -15,7 +15,43 @@
 #include <unistd.h>
 
 #include "runners/command.h"
+#include "runners/staging_files.h"
 #include "sandbox/sbx.h"
+
+static const enum sbx_staging sbx_method[N_STAGINGS] = {
+    [STAGING_PER_FILE] = SBX_STAGE_PER_FILE,   [STAGING_BIND_EACH] = SBX_STAGE_BIND_EACH,
+    [STAGING_OPEN_TREE] = SBX_STAGE_OPEN_TREE, [STAGING_SYMLINKS] = SBX_STAGE_SYMLINKS,
+    [STAGING_OVERLAY] = SBX_STAGE_OVERLAY,
+};
+
+/* The action's inputs one by one (docs/scaling.md); with root staging its root is among the
+ * read-only paths already. The list goes to a file so that the recorded command stays short. */
+static int action_inputs(struct sbx_config *c, const struct action *a,
+                         const struct runner_options *opts, struct sbx_error *e)
+{
+    if (!a->inputs_root || a->staging == STAGING_ROOT)
+        return 0;
+    char path[4096];
+    struct errbuf eb = {{0}};
+    c->inputs.how = sbx_method[a->staging];
+    if (sbx_config_string(&c->inputs.root, a->inputs_root, e) < 0)
+        return -1;
+    for (size_t i = 0; i < a->n_inputs; i++)
+        if (sbx_config_input(c, a->inputs[i], e) < 0)
+            return -1;
+    if (staging_list_file(opts->cache_dir, a, path, sizeof path, &eb) < 0 ||
+        sbx_config_string(&c->inputs.from, path, e) < 0)
+        goto fail;
+    if (a->staging == STAGING_OVERLAY &&
+        (staging_overlay_lower(opts->cache_dir, a, path, sizeof path, &eb) < 0 ||
+         sbx_config_string(&c->inputs.lower, path, e) < 0))
+        goto fail;
+    return 0;
+fail:
+    if (eb.msg[0])
+        snprintf(e->msg, sizeof e->msg, "%s", eb.msg);
+    return -1;
+}
 
 /* The sandbox of one action: the action's paths bound in, its directory and environment. */
 static int action_config(struct sbx_config *c, const struct action *a, enum sbx_layer layer,
@@ -40,6 +76,8 @@ static int action_config(struct sbx_config *c, const struct action *a, enum sbx_
     }
     if (layer == SBX_FULL && opts && opts->seccomp &&
         sbx_config_string(&c->seccomp, opts->seccomp, e) < 0)
+        return -1;
+    if (opts && action_inputs(c, a, opts, e) < 0)
         return -1;
     return sbx_config_command(c, a->argv, e);
 }
@@ -177,6 +215,12 @@ static bool inproc_ns_available(const struct runner_options *opts, char *why, si
     return layer_available(opts, SBX_NAMESPACES, why, whylen);
 }
 
+/* Every method needs the filesystem layer: inproc-ns shows the host's files as they are. */
+#define INPROC_STAGINGS                                                                            \
+    (STAGING_BIT(STAGING_PER_FILE) | STAGING_BIT(STAGING_BIND_EACH) |                              \
+     STAGING_BIT(STAGING_OPEN_TREE) | STAGING_BIT(STAGING_SYMLINKS) |                              \
+     STAGING_BIT(STAGING_OVERLAY))
+
 const struct runner runner_inproc_ns = {
     .name = "inproc-ns",
     .summary = "libsbx, namespaces only: new user, mount, pid, ipc, uts, net, cgroup, time; exec",
@@ -191,6 +235,7 @@ const struct runner runner_inproc_ns = {
 
 const struct runner runner_inproc_fs = {
     .name = "inproc-fs",
+    .stagings = INPROC_STAGINGS,
     .summary = "libsbx, + tmpfs root, read-only system binds, /proc, /dev, pivot_root",
     .family = "namespace",
     .available = inproc_fs_available,
@@ -203,6 +248,7 @@ const struct runner runner_inproc_fs = {
 
 const struct runner runner_inproc = {
     .name = "inproc",
+    .stagings = INPROC_STAGINGS,
     .summary = "libsbx, the full sandbox: + capabilities dropped, no_new_privs, seccomp, an init",
     .family = "namespace",
     .available = inproc_available,

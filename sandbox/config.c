@@ -48,6 +48,10 @@ void sbx_config_free(struct sbx_config *c)
     free(c->chdir);
     free(c->hostname);
     free(c->seccomp);
+    free(c->inputs.root);
+    vec_free(c->inputs.files);
+    free(c->inputs.lower);
+    free(c->inputs.from);
     memset(c, 0, sizeof *c);
 }
 
@@ -232,6 +236,38 @@ static int set_mechanism(struct sbx_config *c, const char *value, struct sbx_err
     return 0;
 }
 
+static int set_inputs_root(struct sbx_config *c, const char *dir, struct sbx_error *e)
+{
+    char *path = sandbox_path("--inputs", dir, e);
+    if (!path)
+        return -1;
+    free(c->inputs.root);
+    c->inputs.root = path;
+    return 0;
+}
+
+static int set_staging(struct sbx_config *c, const char *value, struct sbx_error *e)
+{
+    int how = sbx_staging_from_name(value);
+    if (how < 0)
+        return sbx_errf(e,
+                        "--staging: '%s': expected per-file, bind-each, open-tree, symlinks or "
+                        "overlay",
+                        value);
+    c->inputs.how = (enum sbx_staging)how;
+    return 0;
+}
+
+static int set_overlay_lower(struct sbx_config *c, const char *dir, struct sbx_error *e)
+{
+    if (dir[0] != '/')
+        return sbx_errf(e, "--overlay-lower: %s: must be an absolute path", dir);
+    if (strpbrk(dir, ":,\\"))
+        return sbx_errf(e, "--overlay-lower: %s: overlayfs cannot take ':', ',' or '\\' in it",
+                        dir);
+    return sbx_config_string(&c->inputs.lower, dir, e);
+}
+
 struct option_def {
     const char *name;
     bool takes_value;
@@ -275,6 +311,11 @@ static const struct option_def options[] = {
     {"seccomp", true, set_seccomp},
     {"timeout", true, set_timeout},
     {"mechanism", true, set_mechanism},
+    {"inputs", true, set_inputs_root},
+    {"input", true, sbx_config_input},
+    {"inputs-from", true, sbx_config_inputs_from},
+    {"staging", true, set_staging},
+    {"overlay-lower", true, set_overlay_lower},
     {NULL, false, NULL},
 };
 
@@ -344,6 +385,15 @@ char **sbx_config_format(const struct sbx_config *c)
         ok = push_option(&v, "cap-add", c->cap_add[i]) == 0;
     if (ok && c->seccomp && strcmp(c->seccomp, "default") != 0)
         ok = push_option(&v, "seccomp", c->seccomp) == 0;
+    if (ok && c->inputs.root) {
+        ok = push_option(&v, "inputs", c->inputs.root) == 0 &&
+             push_option(&v, "staging", sbx_staging_name(c->inputs.how)) == 0 &&
+             (!c->inputs.lower || push_option(&v, "overlay-lower", c->inputs.lower) == 0);
+        if (ok && c->inputs.from)
+            ok = push_option(&v, "inputs-from", c->inputs.from) == 0;
+        for (size_t i = 0; ok && !c->inputs.from && i < c->inputs.n; i++)
+            ok = push_option(&v, "input", c->inputs.files[i]) == 0;
+    }
     if (ok && c->timeout > 0) {
         char t[32];
         snprintf(t, sizeof t, "%g", c->timeout);

@@ -38,13 +38,16 @@ enum mount_op_kind {
     OP_PROC,    /* a new proc on path */
     OP_DETACH,  /* umount2(path, MNT_DETACH) then rmdir(path) */
     OP_CHDIR,   /* chdir path */
+    OP_CLONE,   /* open_tree(attrs: a descriptor, data, OPEN_TREE_CLONE), move_mount onto path */
+    OP_OVERLAY, /* a read-only overlayfs on path; data: its options */
 };
 
 struct mount_op {
     enum mount_op_kind kind;
     char *path;
     char *data;
-    uint64_t attrs; /* MOUNT_ATTR_* for OP_SETATTR; mount flags for OP_TMPFS and OP_PROC */
+    uint64_t attrs; /* MOUNT_ATTR_* for OP_SETATTR; mount flags for OP_TMPFS, OP_PROC and
+                       OP_OVERLAY; the descriptor for OP_CLONE */
     unsigned mode;  /* OP_MKDIR: the directory's mode */
     bool recursive;
     bool optional;  /* a missing path (ENOENT) is skipped, e.g. /proc/bus on kernels without it */
@@ -56,10 +59,22 @@ struct mount_plan {
     size_t n, cap;
 };
 
-/* Builds the plans for c (plan.c explains the two); checks every bind source. */
+/* Builds the plans for c (plan.c explains the two); checks every bind source. inputs_fd: the
+ * inputs' source tree (inputs_source_tree) when the staging method takes its inputs from one, else
+ * -1. */
 int plan_build(struct mount_plan *template, struct mount_plan *run, const struct sbx_config *c,
-               struct sbx_error *e);
+               int inputs_fd, struct sbx_error *e);
 void plan_free(struct mount_plan *p);
+
+/* ---- inputs shown one by one (inputs.c, docs/scaling.md) ---- */
+/* Every directory above an input, relative, once each and each after its parent; NULL-terminated,
+ * NULL with e filled when out of memory. */
+char **inputs_dirs(char *const *files, struct sbx_error *e);
+/* Whether the method takes its inputs at each run from a detached source tree. */
+bool inputs_need_source(const struct sbx_inputs *in);
+/* Builds that tree: a tmpfs holding, read-only, the inputs' root at "src"; its descriptor in *fd.
+ */
+int inputs_source_tree(const struct sbx_inputs *in, int *fd, struct sbx_error *e);
 
 /* ---- seccomp: a policy (text) compiled once into a BPF program the child loads ---- */
 struct policy_rule {
@@ -107,6 +122,7 @@ enum mark {
     MARK_UTS,      /* hostname set, lo up */
     MARK_SCRATCH,  /* /tmp and /dev/shm */
     MARK_PROC,     /* /proc and its read-only parts */
+    MARK_INPUTS,   /* inputs staged by the run (bind-each, open-tree, symlinks, overlay) */
     MARK_MOUNTS,   /* --tmpfs, chdir */
     MARK_PRIVS,    /* full layer: capabilities dropped, no_new_privs */
     MARK_SECCOMP,  /* full layer: filter loaded */
@@ -150,6 +166,7 @@ struct sbx {
     struct mount_plan run_plan;            /* run by every sandbox */
     int template_user_fd, template_mnt_fd; /* filesystem layers: the namespaces runs copy */
     int proc_fd; /* the caller's /proc, where the children write their maps */
+    int inputs_fd; /* the inputs' source tree (inputs_source_tree), or -1 */
 
     char **argv;
     char **envp;

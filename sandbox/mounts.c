@@ -80,6 +80,19 @@ static void run_op(struct sbx *s, const struct mount_op *op)
         if (chdir(op->path) < 0)
             child_fail(s, "chdir", op->path, errno);
         return;
+    case OP_CLONE: {
+        int tree = open_tree((int)op->attrs, op->data, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+        if (tree < 0)
+            child_fail(s, "open_tree", op->data, errno);
+        if (move_mount(tree, "", AT_FDCWD, op->path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+            child_fail(s, "move_mount", op->path, errno);
+        close(tree);
+        return;
+    }
+    case OP_OVERLAY:
+        if (mount("overlay", op->path, "overlay", op->attrs, op->data) < 0)
+            child_fail(s, "mount overlay", op->path, errno);
+        return;
     default:
         child_fail(s, "plan", "unknown operation", EINVAL);
     }

@@ -236,10 +236,150 @@ static void new_root(struct builder *b)
     remember(b, "/");
 }
 
+/* ---- inputs shown one by one (docs/scaling.md) ---- */
+
+/* Where the inputs' root is bound whole for the methods that need it in the sandbox: per-file
+ * binds from it (in the template, which then detaches it), symlinks point into it (and it stays).
+ */
+#define INPUTS_WHOLE "/.sbx-inputs"
+#define ATTR_INPUTS (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)
+/* An overlay's layers: the caller's directory of the inputs only, and an empty one (read-only, so
+ * no upper layer: overlayfs then wants two lower ones). They must be in the run's own namespace
+ * (overlayfs clones its layers' mounts), so they stay visible there: the inputs, nothing else. */
+#define OVERLAY_LOWER "/.sbx-overlay/lower"
+#define OVERLAY_EMPTY "/.sbx-overlay/empty"
+
+static void add_under(struct builder *b, enum mount_op_kind kind, const char *root, const char *rel,
+                      const char *data)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", root, rel) >= (int)sizeof path) {
+        if (b->rc == 0)
+            b->rc = sbx_err(b->e, "inputs", rel, ENAMETOOLONG);
+        return;
+    }
+    add(b, kind, path, data);
+}
+
+static void input_dirs(struct builder *b, const char *root, char *const *dirs)
+{
+    for (size_t i = 0; dirs[i] && b->rc == 0; i++)
+        add_under(b, OP_MKDIR, root, dirs[i], NULL);
+}
+
+/* The template's part. Per file: each input bound once from a read-only bind of the root (a bind
+ * keeps its source's flags, so no mount_setattr per input), which is then taken away. Other
+ * methods: the root's mount point, and for symlinks their target. */
+static void inputs_template(struct builder *b, const struct sbx_config *c, char *const *dirs)
+{
+    const struct sbx_inputs *in = &c->inputs;
+    char *real = realpath(in->root, NULL);
+    if (!real) {
+        b->rc = sbx_err(b->e, "inputs", in->root, errno);
+        return;
+    }
+    make_dir(b, in->root);
+    if (in->how == SBX_STAGE_PER_FILE || in->how == SBX_STAGE_SYMLINKS)
+        bind(b, real, INPUTS_WHOLE, true, ATTR_INPUTS);
+    free(real);
+    if (in->how == SBX_STAGE_OVERLAY) {
+        char *lower = realpath(in->lower, NULL);
+        if (!lower) {
+            b->rc = sbx_err(b->e, "--overlay-lower", in->lower, errno);
+            return;
+        }
+        bind(b, lower, OVERLAY_LOWER, true, ATTR_INPUTS);
+        make_dir(b, OVERLAY_EMPTY);
+        free(lower);
+    }
+    if (in->how != SBX_STAGE_PER_FILE)
+        return;
+    input_dirs(b, in->root, dirs);
+    char src[PATH_MAX];
+    for (size_t i = 0; i < in->n && b->rc == 0; i++) {
+        snprintf(src, sizeof src, "%s/%s", INPUTS_WHOLE, in->files[i]);
+        add_under(b, OP_MKFILE, in->root, in->files[i], NULL);
+        add_under(b, OP_BIND, in->root, in->files[i], src);
+    }
+    add(b, OP_DETACH, INPUTS_WHOLE, NULL);
+}
+
+/* The run's part, for the methods that stage the inputs in every sandbox: a tmpfs on the root with
+ * the inputs' directories, then a bind, a clone or a symlink per input, the tmpfs made read-only;
+ * or an overlay. Binds and clones take their sources from the detached source tree (fd), binds
+ * through /proc/self/fd. */
+static void inputs_run(struct builder *b, const struct sbx_config *c, char *const *dirs, int fd)
+{
+    const struct sbx_inputs *in = &c->inputs;
+    char data[PATH_MAX + 64];
+    if (in->how == SBX_STAGE_PER_FILE)
+        return;
+    if (in->how == SBX_STAGE_OVERLAY) {
+        struct mount_op *op =
+            add(b, OP_OVERLAY, in->root, "lowerdir=" OVERLAY_LOWER ":" OVERLAY_EMPTY);
+        if (op)
+            op->attrs = MS_RDONLY | MS_NOSUID | MS_NODEV;
+        return;
+    }
+    struct mount_op *op = add(b, OP_TMPFS, in->root, "mode=0755");
+    if (op)
+        op->attrs = MS_NOSUID | MS_NODEV;
+    input_dirs(b, in->root, dirs);
+    for (size_t i = 0; i < in->n && b->rc == 0; i++) {
+        const char *f = in->files[i];
+        switch (in->how) {
+        case SBX_STAGE_BIND_EACH:
+            snprintf(data, sizeof data, "/proc/self/fd/%d/src/%s", fd, f);
+            add_under(b, OP_MKFILE, in->root, f, NULL);
+            add_under(b, OP_BIND, in->root, f, data);
+            break;
+        case SBX_STAGE_OPEN_TREE:
+            snprintf(data, sizeof data, "src/%s", f);
+            add_under(b, OP_MKFILE, in->root, f, NULL);
+            add_under(b, OP_CLONE, in->root, f, data);
+            if (b->rc == 0)
+                b->p->ops[b->p->n - 1].attrs = (uint64_t)fd;
+            break;
+        case SBX_STAGE_SYMLINKS:
+            snprintf(data, sizeof data, "%s/%s", INPUTS_WHOLE, f);
+            add_under(b, OP_SYMLINK, in->root, f, data);
+            break;
+        case SBX_STAGE_PER_FILE:
+        case SBX_STAGE_OVERLAY:
+        default:
+            break;
+        }
+    }
+    op = add(b, OP_SETATTR, in->root, NULL);
+    if (op)
+        op->attrs = MOUNT_ATTR_RDONLY;
+}
+
+/* What the template holds under /tmp or /dev/shm (prefix), which each run covers with its scratch
+ * tmpfs: each first component once, so that the run can carry it over (per_run). */
+static void under_scratch(const struct sbx_config *c, const char *prefix, char ***names,
+                          struct builder *b)
+{
+    size_t len = strlen(prefix);
+    for (size_t i = 0; i <= c->n_binds && b->rc == 0; i++) {
+        const char *dst = i < c->n_binds ? c->binds[i].dst : c->inputs.root;
+        if (!dst || strncmp(dst, prefix, len) != 0 || dst[len] != '/' || !dst[len + 1])
+            continue;
+        char name[PATH_MAX];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(dst + len + 1, "/"), dst + len + 1);
+        bool seen = false;
+        for (size_t k = 0; *names && (*names)[k] && !seen; k++)
+            seen = strcmp((*names)[k], name) == 0;
+        if (!seen && vec_push(names, name) < 0)
+            b->rc = sbx_err(b->e, "plan", name, ENOMEM);
+    }
+}
+
 /* Per run: /tmp and /dev/shm are directories of one fresh tmpfs (a tmpfs superblock costs some
  * 30 us to make and 70 to tear down, a bind 2 and 2), mounted on /proc, whose mount point the
  * template has anyway, and left there under the run's own /proc. */
-static void per_run(struct builder *b, const struct sbx_config *c)
+static void per_run(struct builder *b, const struct sbx_config *c, char *const *inputs_dirs_cache,
+                    int inputs_fd)
 {
     struct mount_op *op = add(b, OP_TMPFS, "/proc", "mode=0755");
     if (op)
@@ -249,7 +389,28 @@ static void per_run(struct builder *b, const struct sbx_config *c)
         op = add(b, OP_MKDIR, scratch[i][0], NULL);
         if (op)
             op->mode = 01777;
-        add(b, OP_BIND, scratch[i][1], scratch[i][0]);
+        /* What the template binds there would vanish under the scratch tmpfs: carried over into
+         * it, a bind (of each first component) a run. */
+        char **names = NULL;
+        under_scratch(c, scratch[i][1], &names, b);
+        for (size_t k = 0; names && names[k] && b->rc == 0; k++) {
+            char from[PATH_MAX], to[PATH_MAX];
+            snprintf(from, sizeof from, "%s/%s", scratch[i][1], names[k]);
+            snprintf(to, sizeof to, "%s/%s", scratch[i][0], names[k]);
+            struct stat st;
+            bool file = false;
+            for (size_t j = 0; j < c->n_binds; j++)
+                if (strcmp(c->binds[j].dst, from) == 0)
+                    file = stat(c->binds[j].src, &st) == 0 && !S_ISDIR(st.st_mode);
+            add(b, file ? OP_MKFILE : OP_MKDIR, to, NULL);
+            op = add(b, OP_BIND, to, from);
+            if (op)
+                op->recursive = true;
+        }
+        op = add(b, OP_BIND, scratch[i][1], scratch[i][0]);
+        if (op)
+            op->recursive = names != NULL;
+        vec_free(names);
     }
     if (b->p->n)
         b->p->ops[b->p->n - 1].mark_after = MARK_SCRATCH;
@@ -260,6 +421,11 @@ static void per_run(struct builder *b, const struct sbx_config *c)
         read_only_in_place(b, proc_read_only[i]);
     if (b->p->n)
         b->p->ops[b->p->n - 1].mark_after = MARK_PROC;
+    if (c->inputs.root && inputs_dirs_cache) {
+        inputs_run(b, c, inputs_dirs_cache, inputs_fd);
+        if (b->p->n)
+            b->p->ops[b->p->n - 1].mark_after = MARK_INPUTS;
+    }
     for (size_t i = 0; c->tmpfs && c->tmpfs[i]; i++) {
         op = add(b, OP_TMPFS, c->tmpfs[i], "mode=0755");
         if (op)
@@ -269,7 +435,7 @@ static void per_run(struct builder *b, const struct sbx_config *c)
 }
 
 int plan_build(struct mount_plan *template, struct mount_plan *run, const struct sbx_config *c,
-               struct sbx_error *e)
+               int inputs_fd, struct sbx_error *e)
 {
     memset(template, 0, sizeof *template);
     memset(run, 0, sizeof *run);
@@ -282,6 +448,11 @@ int plan_build(struct mount_plan *template, struct mount_plan *run, const struct
     make_dir(&b, "/proc");
     for (size_t i = 0; i < c->n_binds; i++)
         user_bind(&b, &c->binds[i]);
+    char **dirs = NULL;
+    if (c->inputs.root && b.rc == 0 && !(dirs = inputs_dirs(c->inputs.files, e)))
+        b.rc = -1;
+    if (dirs)
+        inputs_template(&b, c, dirs);
     for (size_t i = 0; c->tmpfs && c->tmpfs[i]; i++)
         make_dir(&b, c->tmpfs[i]);
     /* The template's own /proc, of its own pid namespace: the kernel lets a user namespace mount a
@@ -295,7 +466,8 @@ int plan_build(struct mount_plan *template, struct mount_plan *run, const struct
     if (op)
         op->attrs = MOUNT_ATTR_RDONLY;
     b.p = run;
-    per_run(&b, c);
+    per_run(&b, c, dirs, inputs_fd);
+    vec_free(dirs);
     vec_free(b.made);
     if (b.rc < 0) {
         plan_free(template);

@@ -187,6 +187,19 @@ static unsigned long clone_flags(const struct sbx_config *c)
     return c->share_net ? flags : flags | CLONE_NEWNET;
 }
 
+/* The inputs' source tree, for the methods that stage them at each run. */
+static int prepare_inputs(struct sbx *s, const struct sbx_config *c, struct sbx_error *e)
+{
+    const struct sbx_inputs *in = &c->inputs;
+    if (!in->root)
+        return 0;
+    if (in->n == 0)
+        return sbx_errf(e, "--inputs %s: no input named (--input, --inputs-from)", in->root);
+    if (in->how == SBX_STAGE_OVERLAY && !in->lower)
+        return sbx_errf(e, "--staging overlay: needs --overlay-lower DIR");
+    return inputs_need_source(in) ? inputs_source_tree(in, &s->inputs_fd, e) : 0;
+}
+
 int sbx_prepare(const struct sbx_config *c, struct sbx **out, struct sbx_error *e)
 {
     *out = NULL;
@@ -195,7 +208,7 @@ int sbx_prepare(const struct sbx_config *c, struct sbx **out, struct sbx_error *
     struct sbx *s = calloc(1, sizeof *s);
     if (!s)
         return sbx_err(e, "prepare", NULL, ENOMEM);
-    s->init_fd = s->report_fd = s->template_user_fd = s->template_mnt_fd = -1;
+    s->init_fd = s->report_fd = s->template_user_fd = s->template_mnt_fd = s->inputs_fd = -1;
     s->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (s->proc_fd < 0) {
         sbx_err(e, "open", "/proc", errno);
@@ -218,8 +231,12 @@ int sbx_prepare(const struct sbx_config *c, struct sbx **out, struct sbx_error *
         rc = build_env(s, c, e);
     if (rc == 0)
         rc = build_candidates(s, e);
+    if (rc == 0 && c->inputs.root && s->layer < SBX_FILESYSTEM)
+        rc = sbx_errf(e, "--inputs: staging needs the filesystem layer (inproc-fs or inproc)");
     if (rc == 0 && s->layer >= SBX_FILESYSTEM)
-        rc = plan_build(&s->template_plan, &s->run_plan, c, e);
+        rc = prepare_inputs(s, c, e);
+    if (rc == 0 && s->layer >= SBX_FILESYSTEM)
+        rc = plan_build(&s->template_plan, &s->run_plan, c, s->inputs_fd, e);
     if (rc == 0 && s->layer == SBX_FULL)
         rc = prepare_filter(s, c->seccomp, e);
     if (rc == 0 && s->layer == SBX_FULL)
@@ -251,6 +268,8 @@ void sbx_free(struct sbx *s)
     plan_free(&s->run_plan);
     if (s->proc_fd >= 0)
         close(s->proc_fd);
+    if (s->inputs_fd >= 0)
+        close(s->inputs_fd);
     if (s->template_user_fd >= 0)
         close(s->template_user_fd);
     if (s->template_mnt_fd >= 0)
@@ -286,6 +305,7 @@ size_t sbx_timings(const struct sbx *s, const char **names, double *seconds, siz
         [MARK_UTS] = "hostname+lo",
         [MARK_SCRATCH] = "tmp+shm",
         [MARK_PROC] = "proc",
+        [MARK_INPUTS] = "inputs",
         [MARK_MOUNTS] = "tmpfs+chdir",
         [MARK_PRIVS] = "privileges",
         [MARK_SECCOMP] = "seccomp",

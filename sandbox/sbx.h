@@ -30,6 +30,25 @@ struct sbx_bind {
     bool rw;
 };
 
+/* How input files are shown one by one (docs/scaling.md): each read-only at its own path under
+ * the inputs' root, and nothing else of the root (but with symlinks). */
+enum sbx_staging {
+    SBX_STAGE_PER_FILE,  /* a bind per input, made once in the template: each run copies them */
+    SBX_STAGE_BIND_EACH, /* a bind mount(2) per input, made by each run */
+    SBX_STAGE_OPEN_TREE, /* per input and run: open_tree(OPEN_TREE_CLONE), then move_mount */
+    SBX_STAGE_SYMLINKS,  /* per run: a symlink per input into one read-only bind of the root */
+    SBX_STAGE_OVERLAY,   /* per run: a read-only overlayfs of a directory holding the inputs only */
+};
+
+struct sbx_inputs {
+    char *root;   /* a host directory; NULL: no inputs */
+    char **files; /* NULL-terminated paths relative to root */
+    size_t n, cap;
+    enum sbx_staging how;
+    char *lower; /* SBX_STAGE_OVERLAY: the directory holding the inputs only, laid out as root */
+    char *from;  /* the list file the files were read from, if any (for sbx_config_format) */
+};
+
 /* Everything a sandbox is, as the options of `sbxbench exec` spell it. Fill it with sbx_config_init
  * and the sbx_config_* setters (or sbx_parse_args) and release it with sbx_config_free. */
 struct sbx_config {
@@ -46,6 +65,7 @@ struct sbx_config {
     char *seccomp;  /* "none", "default" or a policy file; NULL: "default" */
     double timeout; /* seconds, for callers that wait (sbxbench exec); 0: none */
     char **argv;    /* the command; argv[0] without a slash is looked up in the sandbox's PATH */
+    struct sbx_inputs inputs; /* --inputs, --input, --inputs-from, --staging, --overlay-lower */
 
     /* Not options: how the launcher behaves towards its caller. */
     bool new_process_group; /* the sandbox gets its own process group (a benchmark); else the
@@ -71,6 +91,11 @@ int sbx_config_bind(struct sbx_config *c, const char *spec, bool rw,
 int sbx_config_add_bind(struct sbx_config *c, const char *src, const char *dst, bool rw,
                         struct sbx_error *e); /* dst NULL: src */
 int sbx_config_tmpfs(struct sbx_config *c, const char *dst, struct sbx_error *e);
+/* Inputs: one relative path, or every line of a list file. */
+int sbx_config_input(struct sbx_config *c, const char *rel, struct sbx_error *e);
+int sbx_config_inputs_from(struct sbx_config *c, const char *list, struct sbx_error *e);
+const char *sbx_staging_name(enum sbx_staging how); /* "per-file", "bind-each", ... */
+int sbx_staging_from_name(const char *name);        /* -1 if none */
 int sbx_config_setenv(struct sbx_config *c, const char *assignment, struct sbx_error *e); /* K=V */
 int sbx_config_cap_add(struct sbx_config *c, const char *name, struct sbx_error *e);
 int sbx_config_string(char **field, const char *value,
@@ -78,7 +103,8 @@ int sbx_config_string(char **field, const char *value,
 int sbx_config_command(struct sbx_config *c, char *const argv[], struct sbx_error *e);
 
 /* Parses sandbox options (--bind, --ro-bind, --tmpfs, --chdir, --setenv, --clearenv, --hostname,
- * --share-net, --cap-add, --seccomp, --timeout, --mechanism) at argv[*i]. Returns 1 when it
+ * --share-net, --cap-add, --seccomp, --timeout, --mechanism, --inputs, --input, --inputs-from,
+ * --staging, --overlay-lower) at argv[*i]. Returns 1 when it
  * consumed one (and its value; *i then points past them), 0 when argv[*i] is not one of its options
  * ("--", the command, an option of the caller's), -1 with e filled on a bad value. */
 int sbx_parse_option(struct sbx_config *c, int argc, char **argv, int *i, struct sbx_error *e);

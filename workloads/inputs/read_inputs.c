@@ -6,7 +6,7 @@
  * against what its path says it must be, and prints one line: the count, the bytes and a digest of
  * everything read. With --hidden it also makes sure that nothing of the tree but the inputs can be
  * seen: the decoy file of the root and of the first and last inputs' directories, and input N (in
- * the tree when a larger count generated it), must not exist.
+ * the tree when a larger count generated it), must not exist, and the inputs must be read-only.
  * Any missing, unreadable, wrong or visible file fails it (exit 1, the reason on stderr). */
 #include <errno.h>
 #include <fcntl.h>
@@ -108,6 +108,11 @@ int main(int argc, char **argv)
         }
         inputs_path(n, rel);
         must_not_see(rootfd, rel);
+        if (n > 0) {
+            inputs_path(0, rel);
+            if (faccessat(rootfd, rel, W_OK, AT_EACCESS) == 0)
+                fail(rel, "writable: the staging must show the inputs read-only");
+        }
     }
     printf("%lu inputs, %llu bytes, digest %016llx\n", n, bytes, (unsigned long long)digest);
     return fflush(stdout) == 0 ? 0 : 1;
