@@ -44,6 +44,13 @@ static void exec_help(void)
         "  --cap-add CAP         keep capability CAP (e.g. net_raw); repeatable\n"
         "  --seccomp POLICY      none, default, or a policy file (see docs/sandbox.md)\n"
         "  --timeout SECONDS     kill the whole sandbox after this long (exit 124)\n"
+        "  --inputs DIR          show input files under host DIR one by one, at the same\n"
+        "                        paths, read-only, and nothing else of DIR (docs/scaling.md)\n"
+        "  --input PATH          an input, relative to DIR; repeatable\n"
+        "  --inputs-from FILE    the inputs, one relative path a line\n"
+        "  --staging METHOD      how: per-file (default: a bind per input, made once),\n"
+        "                        bind-each, open-tree, symlinks (not isolating) or overlay\n"
+        "  --overlay-lower DIR   overlay: a directory holding the inputs only, laid out as DIR\n"
         "  --timings             print where the setup time went, as JSON on stderr\n"
 
         "  --repeat N            run CMD N times, each in a fresh sandbox (for measurements);\n"
