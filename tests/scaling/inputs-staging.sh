@@ -53,14 +53,20 @@ run() { # run OUT [ARGS...]: the inputs workload, --inputs 1,10, every method
 # 1. Every combination a mechanism has runs clean; the others are skipped, saying why.
 run "$TMP/ok.json"
 /usr/bin/python3 - "$TMP/ok.json" "$(declare -p MUST)" <<'PY' || exit 1
-import json, re, sys
+import json, os, re, sys
 d = json.load(open(sys.argv[1]))
 must = dict(re.findall(r'\[([\w-]+)\]="([^"]*)"', sys.argv[2]))
+# Binding from a detached mount tree made in another namespace: refused before Linux 6.15.
+kernel = tuple(int(x) for x in re.findall(r"\d+", os.uname().release)[:2])
+old_kernel_ok = {"bind-each", "open-tree"} if kernel < (6, 15) else set()
 ran = set()
 for r in d["results"]:
     m, p = r["mechanism"], r["params"]
     assert p["inputs"] in (1, 10) and r["case"] == f"inputs/{p['inputs']}/{p['staging']}", r["case"]
     if r["skipped"]:
+        if p["staging"] in old_kernel_ok and "detached" in r["reason"]:
+            print(f"note: {m} {p['staging']}: {r['reason']}")
+            continue
         assert f"no '{p['staging']}' staging" in r["reason"], (m, r["case"], r["reason"])
         assert p["staging"] not in must.get(m, "").split(), f"{m} skipped {r['case']}: {r['reason']}"
         continue
@@ -71,7 +77,7 @@ for r in d["results"]:
 for m, methods in must.items():
     if any(r["mechanism"] == m for r in d["results"]):
         for s in methods.split():
-            assert (m, s) in ran, f"{m} did not run {s} staging"
+            assert (m, s) in ran or s in old_kernel_ok, f"{m} did not run {s} staging"
 # The same inputs read the same everywhere.
 digests = {}
 for r in d["results"]:
@@ -90,11 +96,14 @@ REL5=$(cd "$ROOT" && ls -d s*/*/f5.in s*/f5.in 2>/dev/null | head -1)
 # those of 1 input ran clean.
 expect_failed() {
     /usr/bin/python3 - "$1" "$2" "${3:-}" <<'PY' || exit 1
-import json, sys
+import json, os, re, sys
 d, why, at_prepare = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3].split()
+kernel = tuple(int(x) for x in re.findall(r"\d+", os.uname().release)[:2])
 for r in d["results"]:
     name = f"{r['mechanism']} × {r['case']}"
     pair = f"{r['mechanism']}/{r['params']['staging']}"
+    if r["skipped"] and kernel < (6, 15) and "detached" in r["reason"]:
+        continue  # as in step 1
     if r["skipped"]:
         if r["params"]["inputs"] == 10 and pair in at_prepare:
             assert why in r["reason"], f"{name}: skipped: {r['reason']}"
