@@ -378,7 +378,7 @@ static void under_scratch(const struct sbx_config *c, const char *prefix, char *
 /* Per run: /tmp and /dev/shm are directories of one fresh tmpfs (a tmpfs superblock costs some
  * 30 us to make and 70 to tear down, a bind 2 and 2), mounted on /proc, whose mount point the
  * template has anyway, and left there under the run's own /proc. */
-static void per_run(struct builder *b, const struct sbx_config *c, char *const *inputs_dirs_cache,
+static void per_run(struct builder *b, const struct sbx_config *c, char *const *input_dirs_list,
                     int inputs_fd)
 {
     struct mount_op *op = add(b, OP_TMPFS, "/proc", "mode=0755");
@@ -421,8 +421,8 @@ static void per_run(struct builder *b, const struct sbx_config *c, char *const *
         read_only_in_place(b, proc_read_only[i]);
     if (b->p->n)
         b->p->ops[b->p->n - 1].mark_after = MARK_PROC;
-    if (c->inputs.root && inputs_dirs_cache) {
-        inputs_run(b, c, inputs_dirs_cache, inputs_fd);
+    if (c->inputs.root && input_dirs_list) {
+        inputs_run(b, c, input_dirs_list, inputs_fd);
         if (b->p->n)
             b->p->ops[b->p->n - 1].mark_after = MARK_INPUTS;
     }
