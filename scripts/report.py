@@ -203,6 +203,8 @@ CAPTIONS = {
     "distribution": "Every successful sample per mechanism (violins; line: median).",
     "history": "Each median over the nights given; red circles: nights `sbxbench compare` judged "
                "a regression against the nights before.",
+    "scaling": "Time against the number of inputs, log-log: a line per mechanism and staging "
+               "method, with its fitted cost per input (docs/scaling.md).",
 }
 
 
