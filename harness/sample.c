@@ -62,6 +62,17 @@ static int wait_for_exit(pid_t pid, double deadline, bool *timed_out)
     return 0;
 }
 
+static void record_steps(struct runner_job *job, struct sample *out)
+{
+    if (!job->runner->steps)
+        return;
+    double seconds[SAMPLE_MAX_STEPS];
+    size_t n = job->runner->steps(job, out->step_names, seconds, SAMPLE_MAX_STEPS);
+    for (size_t i = 0; i < n && i < SAMPLE_MAX_STEPS; i++)
+        out->step_seconds[i] = (float)seconds[i];
+    out->n_steps = (unsigned)(n < SAMPLE_MAX_STEPS ? n : SAMPLE_MAX_STEPS);
+}
+
 void take_sample(struct runner_job *job, const struct stdio_fds *fds, double timeout,
                  struct sample *out)
 {
@@ -108,4 +119,5 @@ void take_sample(struct runner_job *job, const struct stdio_fds *fds, double tim
         out->exit_code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))
         out->signal = WTERMSIG(status);
+    record_steps(job, out);
 }

@@ -11,6 +11,8 @@
 
 #include "runners/runner.h"
 
+#define SAMPLE_MAX_STEPS 16
+
 struct sample {
     double wall;    /* seconds, spawn to reap */
     double user;    /* seconds of user CPU of the child and its reaped descendants */
@@ -22,6 +24,10 @@ struct sample {
     bool interrupted; /* stopped because the user interrupted the run */
     bool spawn_failed;
     int spawn_errno;
+    /* The mechanism's own steps, when it reports them (runner->steps): names are static strings. */
+    unsigned n_steps;
+    const char *step_names[SAMPLE_MAX_STEPS];
+    float step_seconds[SAMPLE_MAX_STEPS];
 };
 
 static inline bool sample_ok(const struct sample *s)
