@@ -11,7 +11,7 @@
  * every method: runner->stagings says which it has. */
 enum staging {
     STAGING_ROOT,      /* one bind of the inputs' root: the whole tree visible (every mechanism) */
-    STAGING_PER_FILE,  /* each input on its own, nothing else of the tree: the mechanism's fastest way */
+    STAGING_PER_FILE,  /* each input on its own, nothing else of the tree; the fastest way */
     STAGING_BIND_EACH, /* a bind mount(2) per input, made at each spawn */
     STAGING_OPEN_TREE, /* per input at each spawn: open_tree(OPEN_TREE_CLONE), then move_mount */
     STAGING_SYMLINKS,  /* a symlink per input in a tmpfs, into one bind of the whole tree */
