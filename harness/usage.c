@@ -6,6 +6,9 @@
 bool stderr_color;
 
 static void vreport(const char *label, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static void vreport(const char *label, const char *fmt, va_list ap)
 {
     fputs("sbxbench: ", stderr);
     if (label)
