@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 volatile sig_atomic_t sample_stop_requested;
+volatile sig_atomic_t sample_in_flight_pid;
+struct runner_job *volatile sample_in_flight_job;
 
 double monotonic_seconds(void)
 {
@@ -76,10 +78,14 @@ void take_sample(struct runner_job *job, const struct stdio_fds *fds, double tim
         out->spawn_errno = errno;
         return;
     }
+    sample_in_flight_job = job;
+    sample_in_flight_pid = pid;
     bool timed_out = false;
     wait_for_exit(pid, timeout > 0 ? start + timeout : 0, &timed_out);
     if (timed_out || sample_stop_requested)
         stop_child(job, pid);
+    /* Dead or dying, and not yet reaped: once reaped, its pid could name another process. */
+    sample_in_flight_pid = 0;
 
     int status = 0;
     struct rusage ru;

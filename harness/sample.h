@@ -33,6 +33,11 @@ static inline bool sample_ok(const struct sample *s)
 /* Set from a signal handler when the user asks the run to stop; take_sample then stops the child. */
 extern volatile sig_atomic_t sample_stop_requested;
 
+/* The sample in flight (pid 0: none), for a second interrupt that leaves without waiting for the
+ * loop: it must still stop what the sample started. */
+extern volatile sig_atomic_t sample_in_flight_pid;
+extern struct runner_job *volatile sample_in_flight_job;
+
 /* Runs one sample with the given stdio, stopping it after timeout seconds (0: no limit). */
 void take_sample(struct runner_job *job, const struct stdio_fds *fds, double timeout,
                  struct sample *out);

@@ -3,6 +3,7 @@
 #include "runners/command.h"
 
 #include <errno.h>
+#include <signal.h>
 
 static char *const nspawn_args[] = {"--quiet", "--directory=/", "--volatile=yes", "--register=no",
                                     "--keep-unit", NULL};
@@ -35,6 +36,14 @@ oom:
     return err_sys(eb, "prepare", "nspawn", ENOMEM);
 }
 
+/* The command runs in a session of its own, out of reach of a signal to nspawn's process group;
+ * nspawn itself, sent SIGTERM, kills everything in the container before it exits. */
+static void nspawn_kill(struct runner_job *job, pid_t pid)
+{
+    (void)job;
+    stop_with_grace(pid, SIGTERM, 5.0);
+}
+
 const struct runner runner_nspawn = {
     .name = "nspawn",
     .summary = "systemd-nspawn --directory=/ --volatile=yes --register=no CMD",
@@ -42,4 +51,5 @@ const struct runner runner_nspawn = {
     .available = nspawn_available,
     .prepare = nspawn_prepare,
     .spawn = spawn_command,
+    .kill = nspawn_kill,
 };
