@@ -11,6 +11,13 @@
 
 #include "runners/runner.h"
 
+/* The capture files live in memory: a sample that writes more than this to its stdout or stderr
+ * (`yes >&2` fills hundreds of MB a second) is killed before it can exhaust the machine. Only the
+ * first line of stderr is ever read; stdout is large enough for the biggest output a check reads
+ * (a 16384-pixel square image). */
+#define SAMPLE_MAX_STDERR (16LL << 20)
+#define SAMPLE_MAX_STDOUT (1LL << 30)
+
 struct sample {
     double wall;    /* seconds, spawn to reap */
     double user;    /* seconds of user CPU of the child and its reaped descendants */
@@ -19,6 +26,7 @@ struct sample {
     int exit_code;  /* the exit status; -1 when killed by a signal or never started */
     int signal;     /* the signal that killed it, else 0 */
     bool timed_out;
+    bool flooded;     /* killed for writing more than SAMPLE_MAX_STD* into a capture file */
     bool interrupted; /* stopped because the user interrupted the run */
     bool spawn_failed;
     int spawn_errno;
@@ -26,8 +34,8 @@ struct sample {
 
 static inline bool sample_ok(const struct sample *s)
 {
-    return !s->timed_out && !s->interrupted && !s->spawn_failed && s->signal == 0 &&
-           s->exit_code == 0;
+    return !s->timed_out && !s->flooded && !s->interrupted && !s->spawn_failed &&
+           s->signal == 0 && s->exit_code == 0;
 }
 
 /* Set from a signal handler when the user asks the run to stop; take_sample then stops the child. */
