@@ -3,8 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* true, cc and pipe are description files (workloads/NAME.wl), found by workload_resolve. */
+extern const struct workload workload_render;
+
+/* true, cc and pipe are description files (workloads/NAME.wl), found by workload_resolve; render is
+ * C because its output check (the image's SHA-256) and its options are its own. */
 const struct workload *const workload_table[] = {
+    &workload_render,
     NULL,
 };
 
