@@ -54,6 +54,8 @@ struct run {
 
 /* Builds the plan: cases from each workload, a bench per case and mechanism; prepares what can run. */
 int run_plan(struct run *run, struct run_config *cfg);
+/* --cache-dir's default: $XDG_CACHE_HOME/sbxbench, ~/.cache/sbxbench or /tmp/sbxbench-cache-UID. */
+const char *default_cache_dir(void);
 /* Takes every sample (warm-up first), honouring order, runs or min-time, and interrupts. */
 void run_execute(struct run *run);
 /* Statistics and baseline ratios. */

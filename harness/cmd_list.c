@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 
+#include "harness/bench.h"
 #include "harness/commands.h"
 #include "harness/config.h"
 #include "harness/usage.h"
@@ -41,7 +42,8 @@ int cmd_list(int argc, char **argv)
         }
     }
     struct runner_options ropts = {.spawn = SPAWN_POSIX_SPAWN, .seccomp = "default",
-                                   .staging = "root"};
+                                   .staging = "root", .cache_dir = default_cache_dir(),
+                                   .timeout = DEFAULT_TIMEOUT};
     struct run_config defaults;
     run_config_defaults(&defaults);
     const struct workload_options *wopts = &defaults.wopts;

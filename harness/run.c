@@ -23,7 +23,7 @@ static void skip(struct bench *b, const char *reason)
     snprintf(b->reason, sizeof b->reason, "%s", reason);
 }
 
-static const char *default_cache_dir(void)
+const char *default_cache_dir(void)
 {
     static char path[4096];
     const char *xdg = getenv("XDG_CACHE_HOME");

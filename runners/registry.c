@@ -11,6 +11,10 @@ extern const struct runner runner_bwrap_unshare;
 extern const struct runner runner_unshare;
 extern const struct runner runner_firejail;
 extern const struct runner runner_nspawn;
+extern const struct runner runner_runc;
+extern const struct runner runner_crun;
+extern const struct runner runner_podman;
+extern const struct runner runner_docker;
 
 const struct runner *const runner_table[] = {
     &runner_process,
@@ -21,6 +25,10 @@ const struct runner *const runner_table[] = {
     &runner_unshare,
     &runner_firejail,
     &runner_nspawn,
+    &runner_runc,
+    &runner_crun,
+    &runner_podman,
+    &runner_docker,
     NULL,
 };
 

@@ -163,7 +163,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Reads what the child writes until EOF or the deadline; keeps the first line. */
+/* Reads what the child writes until EOF or the deadline; keeps the first non-blank line. */
 static void read_first_line(int fd, char *out, size_t outlen, double deadline)
 {
     size_t used = 0;
@@ -185,6 +185,9 @@ static void read_first_line(int fd, char *out, size_t outlen, double deadline)
     }
     if (outlen) {
         out[used < outlen ? used : outlen - 1] = '\0';
+        /* Skip blank lines: some clients print an empty result before their error. */
+        size_t blank = strspn(out, "\r\n");
+        memmove(out, out + blank, strlen(out + blank) + 1);
         out[strcspn(out, "\r\n")] = '\0';
     }
 }

@@ -24,8 +24,10 @@ WL
 cat > "$TMP/exit3.wl" <<'WL'
 run sh -c 'echo "disk on fire" >&2; exit 3'
 WL
-cat > "$TMP/hang.wl" <<'WL'
-run sh -c 'sleep 300 & sleep 300'
+# A duration of its own, so that the check below finds this test's sleeps and nobody else's.
+nap=$((300000 + $$))
+cat > "$TMP/hang.wl" <<WL
+run sh -c 'sleep $nap & sleep $nap'
 WL
 "$SBXBENCH" run -m process,bwrap -w "$TMP/segv.wl,$TMP/exit3.wl,$TMP/hang.wl" -n 2 --warmup 0 \
     --timeout 0.5 --no-progress -o "$TMP/f.json" >"$TMP/out" 2>&1 || die "fault run failed: $(cat "$TMP/out")"
@@ -49,5 +51,5 @@ PY
 grep -q "disk on fire" "$TMP/out" || die "the table does not show the failure's reason"
 # The hung samples' children (the backgrounded sleep) are gone.
 sleep 0.2
-pgrep -f "sleep 300" >/dev/null && die "a hung sample's child outlived the timeout"
+pgrep -f "sleep $nap" >/dev/null && die "a hung sample's child outlived the timeout"
 echo ok
