@@ -11,3 +11,4 @@ int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_reproduce(int argc, char **argv);
+int cmd_exec(int argc, char **argv);

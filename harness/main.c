@@ -19,6 +19,7 @@ static const struct command commands[] = {
     {"list", cmd_list, "list mechanisms and workloads and whether they can run here"},
     {"compare", cmd_compare, "judge a run against a baseline: regressed, improved or unchanged"},
     {"reproduce", cmd_reproduce, "re-measure the published sandboxing table, side by side"},
+    {"exec", cmd_exec, "run a command in sbxbench's own sandbox"},
     {NULL, NULL, NULL},
 };
 

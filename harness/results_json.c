@@ -143,6 +143,31 @@ static void add_statistics(json_t *r, const struct bench *b)
                                           : json_null());
 }
 
+/* Median seconds of each step the mechanism reported, over the successful samples, in step order. */
+static json_t *steps_json(const struct bench *b)
+{
+    const struct sample *first = NULL;
+    for (size_t i = 0; i < b->n_samples && !first; i++)
+        if (sample_ok(&b->samples[i]) && b->samples[i].n_steps)
+            first = &b->samples[i];
+    if (!first)
+        return json_null();
+    json_t *o = json_object();
+    double *v = malloc(b->n_samples * sizeof *v);
+    for (unsigned k = 0; v && k < first->n_steps; k++) {
+        size_t n = 0;
+        for (size_t i = 0; i < b->n_samples; i++) {
+            const struct sample *s = &b->samples[i];
+            if (sample_ok(s) && s->n_steps > k && s->step_names[k] == first->step_names[k])
+                v[n++] = s->step_seconds[k];
+        }
+        if (n)
+            json_object_set_new(o, first->step_names[k], json_real(stats_median(v, n)));
+    }
+    free(v);
+    return o;
+}
+
 static json_t *failures_json(const struct bench *b)
 {
     json_t *a = json_array();
@@ -167,12 +192,14 @@ static json_t *result_json(const struct bench *b)
     json_object_set_new(r, "case", json_string(b->wcase->label));
     json_object_set_new(r, "params", params_json(b->wcase));
     json_object_set_new(r, "argv", b->job.argv ? strv_json(b->job.argv) : json_null());
+    json_object_set_new(r, "note", b->job.note ? json_string(b->job.note) : json_null());
     json_object_set_new(r, "skipped", json_boolean(b->skipped));
     json_object_set_new(r, "reason", b->skipped ? json_string(b->reason) : json_null());
     json_object_set_new(r, "runs", json_integer((json_int_t)b->n_samples));
     json_object_set_new(r, "n", json_integer((json_int_t)b->summary.n));
     json_object_set_new(r, "failed", json_integer((json_int_t)(b->n_samples - b->summary.n)));
     json_object_set_new(r, "failures", failures_json(b));
+    json_object_set_new(r, "steps", steps_json(b));
     json_object_set_new(r, "digest", b->digest[0] ? json_string(b->digest) : json_null());
     return r;
 }

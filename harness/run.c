@@ -497,15 +497,22 @@ static uint64_t pair_seed(uint64_t seed, const struct bench *b)
     return h;
 }
 
+/* The process bench of the same case; one from the same plan (same case object) first, because it
+ * was interleaved with b and saw the same machine. */
 static const struct bench *find_baseline(const struct run *run, const struct bench *b)
 {
+    const struct bench *same_label = NULL;
     for (size_t i = 0; i < run->n_benches; i++) {
         const struct bench *o = &run->benches[i];
-        if (strcmp(o->wcase->label, b->wcase->label) == 0 &&
-            strcmp(o->runner->name, "process") == 0 && o->summary.n > 0)
+        if (strcmp(o->runner->name, "process") != 0 || o->summary.n == 0 ||
+            strcmp(o->wcase->label, b->wcase->label) != 0)
+            continue;
+        if (o->wcase == b->wcase)
             return o;
+        if (!same_label)
+            same_label = o;
     }
-    return NULL;
+    return same_label;
 }
 
 int run_summarize(struct run *run)

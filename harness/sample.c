@@ -82,6 +82,17 @@ static int wait_for_exit(pid_t pid, double deadline, const struct stdio_fds *fds
     return 0;
 }
 
+static void record_steps(struct runner_job *job, struct sample *out)
+{
+    if (!job->runner->steps)
+        return;
+    double seconds[SAMPLE_MAX_STEPS];
+    size_t n = job->runner->steps(job, out->step_names, seconds, SAMPLE_MAX_STEPS);
+    for (size_t i = 0; i < n && i < SAMPLE_MAX_STEPS; i++)
+        out->step_seconds[i] = (float)seconds[i];
+    out->n_steps = (unsigned)(n < SAMPLE_MAX_STEPS ? n : SAMPLE_MAX_STEPS);
+}
+
 void take_sample(struct runner_job *job, const struct stdio_fds *fds, double timeout,
                  struct sample *out)
 {
@@ -120,6 +131,8 @@ void take_sample(struct runner_job *job, const struct stdio_fds *fds, double tim
         out->spawn_errno = errno;
         return;
     }
+    if (job->runner->exit_status)
+        status = job->runner->exit_status(job, status);
     /* A sample that outlived the timeout is a timeout even if it exited just as we killed it. */
     out->timed_out = timed_out;
     out->flooded = flooded;
@@ -131,4 +144,5 @@ void take_sample(struct runner_job *job, const struct stdio_fds *fds, double tim
         out->exit_code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))
         out->signal = WTERMSIG(status);
+    record_steps(job, out);
 }

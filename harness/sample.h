@@ -17,6 +17,7 @@
  * (a 16384-pixel square image). */
 #define SAMPLE_MAX_STDERR (16LL << 20)
 #define SAMPLE_MAX_STDOUT (1LL << 30)
+#define SAMPLE_MAX_STEPS 16
 
 struct sample {
     double wall;    /* seconds, spawn to reap */
@@ -30,6 +31,10 @@ struct sample {
     bool interrupted; /* stopped because the user interrupted the run */
     bool spawn_failed;
     int spawn_errno;
+    /* The mechanism's own steps, when it reports them (runner->steps): names are static strings. */
+    unsigned n_steps;
+    const char *step_names[SAMPLE_MAX_STEPS];
+    float step_seconds[SAMPLE_MAX_STEPS];
 };
 
 static inline bool sample_ok(const struct sample *s)

@@ -9,6 +9,9 @@ extern const struct runner runner_sh;
 extern const struct runner runner_bwrap;
 extern const struct runner runner_bwrap_unshare;
 extern const struct runner runner_unshare;
+extern const struct runner runner_inproc_ns;
+extern const struct runner runner_inproc_fs;
+extern const struct runner runner_inproc;
 extern const struct runner runner_firejail;
 extern const struct runner runner_nspawn;
 extern const struct runner runner_runc;
@@ -23,6 +26,9 @@ const struct runner *const runner_table[] = {
     &runner_bwrap,
     &runner_bwrap_unshare,
     &runner_unshare,
+    &runner_inproc_ns,
+    &runner_inproc_fs,
+    &runner_inproc,
     &runner_firejail,
     &runner_nspawn,
     &runner_runc,

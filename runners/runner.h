@@ -37,6 +37,7 @@ struct runner_job {
     char **envp;       /* NULL: the action's environment */
     bool use_path;
     void *priv;        /* the runner's own state */
+    const char *note;  /* anything a reader of the results must know about how it ran; static */
 };
 
 struct runner {
@@ -53,6 +54,13 @@ struct runner {
     pid_t (*spawn)(struct runner_job *job, const struct stdio_fds *fds);
     /* Optional: stop a sample that timed out or was interrupted. NULL: SIGKILL the process group. */
     void (*kill)(struct runner_job *job, pid_t pid);
+    /* Optional: the action's own wait status, given the one reaped for the pid spawn returned; for a
+     * sandbox whose init outlives the action and reports how it ended (pid 1 of a namespace cannot
+     * die of most signals). NULL: the reaped status is the action's. */
+    int (*exit_status)(struct runner_job *job, int reaped_status);
+    /* Optional: after a sample, how long the mechanism's own steps took (names are static strings,
+     * seconds), in order; returns how many it filled, at most max. NULL: no breakdown. */
+    size_t (*steps)(struct runner_job *job, const char **names, double *seconds, size_t max);
     /* Optional: release what prepare made. job->argv and envp are freed by the harness. */
     void (*cleanup)(struct runner_job *job);
 };
