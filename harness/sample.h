@@ -17,6 +17,7 @@
  * (a 16384-pixel square image). */
 #define SAMPLE_MAX_STDERR (16LL << 20)
 #define SAMPLE_MAX_STDOUT (1LL << 30)
+
 #define SAMPLE_MAX_STEPS 16
 
 struct sample {

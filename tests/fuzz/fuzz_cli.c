@@ -4,7 +4,8 @@
  * (getopt keeps state between calls), and what it accepts must be a usable configuration.
  *
  * Parsers: `run` (parse_run_args, which also reads the description files -w names), `compare`
- * (parse_compare_args) and sbx-action's pipeline form (pl_decode, checked by a round trip through
+ * (parse_compare_args), `exec` (parse_exec_args, checked by a round trip through
+ * sbx_config_format) and sbx-action's pipeline form (pl_decode, checked by a round trip through
  * pl_encode). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "fuzz.h"
 #include "harness/compare_args.h"
 #include "harness/config.h"
+#include "harness/exec_args.h"
 #include "helpers/pipeline_args.h"
 
 #define MAX_ARGS 64
@@ -91,6 +93,52 @@ static void fuzz_compare(struct args *a)
     }
 }
 
+/* What parse_exec_args accepts is a sandbox configuration that sbx_config_format writes back as
+ * options which parse to the same configuration. */
+static int parse_exec(struct args *a, void *unused)
+{
+    (void)unused;
+    struct exec_args e;
+    int rc = parse_exec_args(a->argc, a->argv, &e);
+    FUZZ_ASSERT(rc == 0 || rc == 1 || rc == 2);
+    if (rc == 0) {
+        FUZZ_ASSERT(e.cfg.argv && e.cfg.argv[0] && e.repeat >= 1);
+        char **options = sbx_config_format(&e.cfg);
+        FUZZ_ASSERT(options);
+        size_t n = 0;
+        while (options[n])
+            n++;
+        char **again_argv = calloc(n + 4, sizeof *again_argv);
+        FUZZ_ASSERT(again_argv);
+        again_argv[0] = "exec";
+        memcpy(again_argv + 1, options, n * sizeof *options);
+        again_argv[n + 1] = "--";
+        again_argv[n + 2] = e.cfg.argv[0];
+        struct exec_args again;
+        FUZZ_ASSERT(parse_exec_args((int)n + 3, again_argv, &again) == 0);
+        char **options_again = sbx_config_format(&again.cfg);
+        FUZZ_ASSERT(options_again);
+        for (size_t i = 0; i <= n; i++)
+            FUZZ_ASSERT(!options[i] == !options_again[i] &&
+                        (!options[i] || strcmp(options[i], options_again[i]) == 0));
+        for (size_t i = 0; i < n; i++) {
+            free(options[i]);
+            free(options_again[i]);
+        }
+        free(options);
+        free(options_again);
+        free(again_argv);
+        sbx_config_free(&again.cfg);
+    }
+    sbx_config_free(&e.cfg);
+    return rc;
+}
+
+static void fuzz_exec(struct args *a)
+{
+    parse_twice(parse_exec, a, NULL);
+}
+
 static bool same_pipeline(const struct pl_pipeline *a, const struct pl_pipeline *b)
 {
     if (a->n_stages != b->n_stages)
@@ -145,7 +193,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const names[] = {"run", "compare", "sbx-action"};
+    static const char *const names[] = {"run", "compare", "sbx-action", "exec"};
     if (size < 1)
         return 0;
     size_t which = data[0] % (sizeof names / sizeof names[0]);
@@ -158,6 +206,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     case 1:
         fuzz_compare(&a);
+        break;
+    case 3:
+        fuzz_exec(&a);
         break;
     default:
         fuzz_pipeline(&a);
