@@ -236,6 +236,63 @@ static void new_root(struct builder *b)
     remember(b, "/");
 }
 
+static bool under(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* A bind the fresh /tmp or /dev/shm would cover (a workload's scratch directory lives in the
+ * host's /dev/shm): the template's bind is set aside under the run's /proc tmpfs before the cover
+ * goes on, and bound back onto a mount point made in the fresh tmpfs after. The run's /proc later
+ * hides what was set aside. */
+static bool covered(const struct sbx_bind *bd)
+{
+    return under(bd->dst, "/tmp") || under(bd->dst, "/dev/shm");
+}
+
+static void set_aside(struct builder *b, const struct sbx_config *c)
+{
+    for (size_t i = 0; i < c->n_binds; i++) {
+        if (!covered(&c->binds[i]))
+            continue;
+        char kept[32];
+        snprintf(kept, sizeof kept, "/proc/kept-%zu", i);
+        struct stat st;
+        bool dir = stat(c->binds[i].src, &st) == 0 && S_ISDIR(st.st_mode);
+        add(b, dir ? OP_MKDIR : OP_MKFILE, kept, NULL);
+        struct mount_op *op = add(b, OP_BIND, kept, c->binds[i].dst);
+        if (op)
+            op->recursive = true;
+    }
+}
+
+static void put_back(struct builder *b, const struct sbx_config *c)
+{
+    for (size_t i = 0; i < c->n_binds; i++) {
+        const char *dst = c->binds[i].dst;
+        if (!covered(&c->binds[i]))
+            continue;
+        char kept[32], dir[PATH_MAX];
+        snprintf(kept, sizeof kept, "/proc/kept-%zu", i);
+        snprintf(dir, sizeof dir, "%s", dst);
+        size_t root = strlen(under(dst, "/tmp") ? "/tmp" : "/dev/shm");
+        if (dir[root] == '/') { /* below /tmp or /dev/shm: its mount point, in the fresh tmpfs */
+            for (char *slash = strchr(dir + root + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+                *slash = '\0';
+                add(b, OP_MKDIR, dir, NULL);
+                *slash = '/';
+            }
+            struct stat st;
+            bool is_dir = stat(c->binds[i].src, &st) == 0 && S_ISDIR(st.st_mode);
+            add(b, is_dir ? OP_MKDIR : OP_MKFILE, dst, NULL);
+        }
+        struct mount_op *op = add(b, OP_BIND, dst, kept);
+        if (op)
+            op->recursive = true;
+    }
+}
+
 /* Per run: /tmp and /dev/shm are directories of one fresh tmpfs (a tmpfs superblock costs some
  * 30 us to make and 70 to tear down, a bind 2 and 2), mounted on /proc, whose mount point the
  * template has anyway, and left there under the run's own /proc. */
@@ -244,6 +301,7 @@ static void per_run(struct builder *b, const struct sbx_config *c)
     struct mount_op *op = add(b, OP_TMPFS, "/proc", "mode=0755");
     if (op)
         op->attrs = MS_NOSUID | MS_NODEV;
+    set_aside(b, c);
     static const char *const scratch[][2] = {{"/proc/tmp", "/tmp"}, {"/proc/shm", "/dev/shm"}};
     for (size_t i = 0; i < 2; i++) {
         op = add(b, OP_MKDIR, scratch[i][0], NULL);
@@ -251,6 +309,7 @@ static void per_run(struct builder *b, const struct sbx_config *c)
             op->mode = 01777;
         add(b, OP_BIND, scratch[i][1], scratch[i][0]);
     }
+    put_back(b, c);
     if (b->p->n)
         b->p->ops[b->p->n - 1].mark_after = MARK_SCRATCH;
     op = add(b, OP_PROC, "/proc", NULL);
