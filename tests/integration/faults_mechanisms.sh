@@ -12,9 +12,8 @@ cat >"$TMP/segv.wl" <<'WL'
 run /usr/bin/python3 -c "import ctypes; ctypes.string_at(0)"
 WL
 # Hundreds of MB a second into the stderr capture, in memory: killed long before the timeout. (A
-# mechanism that relays the output through a terminal of its own, as nspawn does, sends it where
-# the sample's stdout goes, /dev/null; docker's daemon passes on a few MB a second: there the
-# sample times out before the capture fills. Without a mechanism between, it must fill.)
+# mechanism that relays the output may be slower: docker's daemon passes on a few MB a second, and
+# the sample times out before the capture fills. Without a mechanism between, it must fill.)
 cat >"$TMP/flood.wl" <<'WL'
 run sh -c 'yes >&2'
 WL
