@@ -394,7 +394,7 @@ int parse_run_args(int argc, char **argv, struct run_config *cfg)
     run_config_defaults(cfg);
     bool runs_given = false;
     const char *workload_arg = "true";
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also forgets a half-read "-hm" of an earlier call */
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "+m:w:n:o:h", run_options, NULL)) != -1) {

@@ -11,22 +11,13 @@
 
 #include "harness/commands.h"
 #include "harness/compare.h"
+#include "harness/compare_args.h"
 #include "harness/compare_output.h"
 #include "harness/parse.h"
 #include "harness/results_json.h"
 #include "harness/usage.h"
 
 #define DEFAULT_LAST 7
-
-enum compare_format { CMP_TABLE, CMP_MARKDOWN, CMP_JSON };
-
-struct compare_args {
-    const char *base_path, *new_path;
-    struct compare_options opt;
-    enum compare_format format;
-    long last;
-    bool color;
-};
 
 static void print_compare_help(void)
 {
@@ -128,14 +119,13 @@ static int parse_option(int c, struct compare_args *a)
     }
 }
 
-/* 0 to go on, 1 after --help, 2 for bad usage (reported). */
-static int parse_compare_args(int argc, char **argv, struct compare_args *a)
+int parse_compare_args(int argc, char **argv, struct compare_args *a)
 {
     memset(a, 0, sizeof *a);
     a->opt = (struct compare_options){COMPARE_DEFAULT_THRESHOLD, BASIS_AUTO, 1, STATS_RESAMPLES};
     a->last = DEFAULT_LAST;
     a->color = isatty(1);
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also forgets a half-read "-hm" of an earlier call */
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "h", compare_options, NULL)) != -1) {

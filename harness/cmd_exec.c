@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "harness/commands.h"
+#include "harness/exec_args.h"
 #include "harness/usage.h"
 #include "sandbox/sbx.h"
 
@@ -57,14 +58,7 @@ static void exec_help(void)
         "                        stops at the first failure\n");
 }
 
-struct exec_args {
-    struct sbx_config cfg;
-    bool timings;
-    long repeat;
-};
-
-/* Returns 0, 1 after --help, or EXIT_USAGE with a message printed. */
-static int parse_exec_args(int argc, char **argv, struct exec_args *a)
+int parse_exec_args(int argc, char **argv, struct exec_args *a)
 {
     memset(a, 0, sizeof *a);
     sbx_config_init(&a->cfg);

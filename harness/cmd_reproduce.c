@@ -90,7 +90,7 @@ static int parse_reproduce_args(int argc, char **argv, struct reproduce_options 
     *o = (struct reproduce_options){.format = FORMAT_TABLE, .runs = 300, .container_runs = 30,
                                     .warmup = 5, .path_dirs = REPRODUCE_PATH_DIRS,
                                     .progress = isatty(2)};
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also forgets a half-read "-hm" of an earlier call */
     opterr = 0;
     int c;
     long n;

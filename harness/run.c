@@ -261,6 +261,9 @@ static char *failure_reason(const struct sample *s, int errfd, double timeout)
         rc = asprintf(&reason, "could not start: %s", strerror(s->spawn_errno));
     else if (s->timed_out)
         rc = asprintf(&reason, "timed out after %g s, killed", timeout);
+    else if (s->flooded)
+        rc = asprintf(&reason, "flooded its output (over %lld MiB of stderr or %lld MiB of stdout), "
+                      "killed", SAMPLE_MAX_STDERR >> 20, SAMPLE_MAX_STDOUT >> 20);
     else if (s->signal) {
         rc = asprintf(&reason, "killed by signal %d (SIG%s)", s->signal, signal_name(s->signal));
     } else if (s->exit_code != 0) {

@@ -5,12 +5,15 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 volatile sig_atomic_t sample_stop_requested;
+volatile sig_atomic_t sample_in_flight_pid;
+struct runner_job *volatile sample_in_flight_job;
 
 double monotonic_seconds(void)
 {
@@ -34,22 +37,34 @@ static void stop_child(struct runner_job *job, pid_t pid)
     }
 }
 
-/* Waits until pid exits, the deadline passes or the user interrupts; a pidfd makes the wait a poll
- * that a signal or a timeout can break, without a SIGCHLD handler or a timer per sample. */
-static int wait_for_exit(pid_t pid, double deadline, bool *timed_out)
+/* How often a sample still running has the size of its capture files checked. */
+#define OUTPUT_CHECK_MS 100
+
+static bool too_large(int fd, long long max)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > max;
+}
+
+/* Waits until pid exits, the deadline passes, its output grows too large or the user interrupts;
+ * a pidfd makes the wait a poll that a signal or a timeout can break, without a SIGCHLD handler or
+ * a timer per sample. A sample that ends within OUTPUT_CHECK_MS is never woken. */
+static int wait_for_exit(pid_t pid, double deadline, const struct stdio_fds *fds, bool *timed_out,
+                         bool *flooded)
 {
     int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pidfd < 0)
         return 0; /* no pidfd (old kernel): fall back to a plain blocking wait4 */
     for (;;) {
-        int wait_ms = -1;
+        int wait_ms = OUTPUT_CHECK_MS;
         if (deadline > 0) {
             double left = deadline - monotonic_seconds();
             if (left <= 0) {
                 *timed_out = true;
                 break;
             }
-            wait_ms = (int)(left * 1000) + 1;
+            if (left * 1000 < OUTPUT_CHECK_MS)
+                wait_ms = (int)(left * 1000) + 1;
         }
         struct pollfd p = {.fd = pidfd, .events = POLLIN};
         int rc = poll(&p, 1, wait_ms);
@@ -57,6 +72,11 @@ static int wait_for_exit(pid_t pid, double deadline, bool *timed_out)
             break;
         if (rc < 0 && errno != EINTR)
             break;
+        if (rc == 0 &&
+            (too_large(fds->out, SAMPLE_MAX_STDOUT) || too_large(fds->err, SAMPLE_MAX_STDERR))) {
+            *flooded = true;
+            break;
+        }
     }
     close(pidfd);
     return 0;
@@ -87,10 +107,14 @@ void take_sample(struct runner_job *job, const struct stdio_fds *fds, double tim
         out->spawn_errno = errno;
         return;
     }
-    bool timed_out = false;
-    wait_for_exit(pid, timeout > 0 ? start + timeout : 0, &timed_out);
-    if (timed_out || sample_stop_requested)
+    sample_in_flight_job = job;
+    sample_in_flight_pid = pid;
+    bool timed_out = false, flooded = false;
+    wait_for_exit(pid, timeout > 0 ? start + timeout : 0, fds, &timed_out, &flooded);
+    if (timed_out || flooded || sample_stop_requested)
         stop_child(job, pid);
+    /* Dead or dying, and not yet reaped: once reaped, its pid could name another process. */
+    sample_in_flight_pid = 0;
 
     int status = 0;
     struct rusage ru;
@@ -111,7 +135,8 @@ void take_sample(struct runner_job *job, const struct stdio_fds *fds, double tim
         status = job->runner->exit_status(job, status);
     /* A sample that outlived the timeout is a timeout even if it exited just as we killed it. */
     out->timed_out = timed_out;
-    out->interrupted = !timed_out && sample_stop_requested && WIFSIGNALED(status);
+    out->flooded = flooded;
+    out->interrupted = !timed_out && !flooded && sample_stop_requested && WIFSIGNALED(status);
     out->user = timeval_seconds(ru.ru_utime);
     out->system = timeval_seconds(ru.ru_stime);
     out->max_rss_kb = ru.ru_maxrss;

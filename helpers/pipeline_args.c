@@ -68,6 +68,10 @@ static int fail(struct pl_pipeline *p, char *why, size_t whylen, const char *fmt
     va_start(ap, fmt);
     vsnprintf(why, whylen, fmt, ap);
     va_end(ap);
+    /* The message quotes an argument, which may hold a line break: it stays one line. */
+    for (char *c = why; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     pl_free(p);
     return -1;
 }

@@ -1,10 +1,12 @@
 #include "runners/engine.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runners/argvb.h"
@@ -166,25 +168,98 @@ pid_t engine_spawn(struct runner_job *job, const struct stdio_fds *fds)
     return spawn_command(job, fds);
 }
 
-static void stop_container(struct engine *e, const char *name)
+/* Whether the container was found (and killed or removed): false when the engine knows no
+ * container of that name, or did not answer. */
+static bool stop_container(struct engine *e, const char *name)
 {
     char line[256];
     char *kill_args[] = {"kill", (char *)name, NULL};
     char *rm_args[] = {"rm", "--force", (char *)name, NULL};
-    if (engine_command(e, kill_args, line, sizeof line, STOP_TIMEOUT) < 0)
+    int killed = engine_command(e, kill_args, line, sizeof line, STOP_TIMEOUT);
+    if (killed < 0) {
         e->unresponsive = true;
-    else if (engine_command(e, rm_args, line, sizeof line, STOP_TIMEOUT) < 0)
+        return false;
+    }
+    int removed = engine_command(e, rm_args, line, sizeof line, STOP_TIMEOUT);
+    if (removed < 0)
         e->unresponsive = true;
+    return killed == 0 || removed == 0;
+}
+
+/* How long a container the client had asked for, but the engine did not know yet when the sample
+ * was stopped, is waited for: the create completes without the client, and the container would
+ * stay, never started, for ever. */
+#define LATE_CREATE_S 2.0
+
+static void remove_late(struct engine *e, const char *name)
+{
+    char line[256];
+    char *rm_args[] = {"rm", "--force", (char *)name, NULL};
+    struct timespec pause = {0, 200 * 1000 * 1000};
+    for (double waited = 0; waited < LATE_CREATE_S && !e->unresponsive; waited += 0.2) {
+        nanosleep(&pause, NULL);
+        int rc = engine_command(e, rm_args, line, sizeof line, STOP_TIMEOUT);
+        if (rc < 0)
+            e->unresponsive = true;
+        if (rc == 0)
+            return;
+    }
+}
+
+/* Whether /proc/PID/cmdline holds "-n NAME": podman's conmon, watching the container NAME. */
+static bool watches(const char *pid, const char *name)
+{
+    char path[64], buf[8192];
+    snprintf(path, sizeof path, "/proc/%s/cmdline", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    for (size_t at = 0; at < n; at += strlen(buf + at) + 1)
+        if (strcmp(buf + at, "-n") == 0 && at + 3 < n && strcmp(buf + at + 3, name) == 0)
+            return true;
+    return false;
+}
+
+/* A podman client killed while it was starting the container can leave podman without a record of
+ * it while its conmon and the container keep running (seen here: `podman rm --force` succeeded, the
+ * sleep ran on). The conmon that names the container is found and its child, the container's pid
+ * 1, killed: the whole pid namespace goes, and conmon, seeing it exit, runs its clean-up and exits.
+ * Docker's shims do not name containers. */
+static void kill_orphaned(const char *name)
+{
+    DIR *proc = opendir("/proc");
+    struct dirent *d;
+    while (proc && (d = readdir(proc))) {
+        if (d->d_name[0] < '1' || d->d_name[0] > '9' || !watches(d->d_name, name))
+            continue;
+        char path[96];
+        long child;
+        snprintf(path, sizeof path, "/proc/%s/task/%s/children", d->d_name, d->d_name);
+        FILE *f = fopen(path, "re");
+        while (f && fscanf(f, "%ld", &child) == 1)
+            kill((pid_t)child, SIGKILL);
+        if (f)
+            fclose(f);
+    }
+    if (proc)
+        closedir(proc);
 }
 
 void engine_kill(struct runner_job *job, pid_t pid)
 {
     struct engine_job *ej = job->priv;
+    const char *name = job->argv[ej->name_index];
     /* The container outlives its client, so the daemon is asked first; then the client goes. */
-    if (!ej->engine->unresponsive)
-        stop_container(ej->engine, job->argv[ej->name_index]);
+    bool found = !ej->engine->unresponsive && stop_container(ej->engine, name);
     kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
+    /* Stopped while the client was still asking for its container: it may yet appear. */
+    if (!found && !ej->engine->unresponsive)
+        remove_late(ej->engine, name);
+    kill_orphaned(name);
 }
 
 void engine_cleanup(struct runner_job *job)

@@ -3,9 +3,13 @@
 #include "runners/command.h"
 
 #include <errno.h>
+#include <signal.h>
 
+/* --pipe: the command's stdio are nspawn's, as a build tool gives an action; without it nspawn
+ * puts the command on a terminal of its own and relays it, turning every "\n" into "\r\n" (every
+ * output check failed) and sending stderr where stdout goes. */
 static char *const nspawn_args[] = {"--quiet", "--directory=/", "--volatile=yes", "--register=no",
-                                    "--keep-unit", NULL};
+                                    "--keep-unit", "--pipe", NULL};
 
 static bool nspawn_available(const struct runner_options *opts, char *why, size_t whylen)
 {
@@ -35,11 +39,20 @@ oom:
     return err_sys(eb, "prepare", "nspawn", ENOMEM);
 }
 
+/* The command runs in a session of its own, out of reach of a signal to nspawn's process group;
+ * nspawn itself, sent SIGTERM, kills everything in the container before it exits. */
+static void nspawn_kill(struct runner_job *job, pid_t pid)
+{
+    (void)job;
+    stop_with_grace(pid, SIGTERM, 5.0);
+}
+
 const struct runner runner_nspawn = {
     .name = "nspawn",
-    .summary = "systemd-nspawn --directory=/ --volatile=yes --register=no CMD",
+    .summary = "systemd-nspawn --directory=/ --volatile=yes --register=no --pipe CMD",
     .family = "namespace",
     .available = nspawn_available,
     .prepare = nspawn_prepare,
     .spawn = spawn_command,
+    .kill = nspawn_kill,
 };

@@ -80,6 +80,10 @@ size_t runner_count(void);
  * with fds as stdin/stdout/stderr, by the method opts->spawn names. */
 pid_t spawn_command(struct runner_job *job, const struct stdio_fds *fds);
 
+/* For a runner's kill: asks pid to stop with sig and waits up to grace_s seconds for it to exit
+ * (a wrapper that must take its sandbox down with it), then SIGKILLs its process group and it. */
+void stop_with_grace(pid_t pid, int sig, double grace_s);
+
 /* Finds an executable by name in PATH (or an absolute path that exists); caller frees. NULL if none. */
 char *find_program(const char *name);
 

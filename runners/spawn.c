@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,6 +116,21 @@ pid_t spawn_command(struct runner_job *job, const struct stdio_fds *fds)
     default:
         return spawn_posix(job, fds);
     }
+}
+
+void stop_with_grace(pid_t pid, int sig, double grace_s)
+{
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pidfd >= 0 && kill(pid, sig) == 0) {
+        struct pollfd p = {.fd = pidfd, .events = POLLIN};
+        int left_ms = (int)(grace_s * 1000);
+        /* A signal (the user's Ctrl-C) may cut the wait short: then it is over sooner. */
+        poll(&p, 1, left_ms);
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
 }
 
 char *find_program(const char *name)

@@ -22,6 +22,8 @@ struct inst {
     unsigned lineno;
 };
 
+static int verr(struct inst *in, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 static int verr(struct inst *in, const char *fmt, va_list ap)
 {
     char what[768];

@@ -137,8 +137,8 @@ static void test_special_values(void **state)
     static const char *const programs[] = {
         /* min and max with NaN and signed zeros, in both operand orders */
         "_0 var-x\n_1 const -1\n_2 sqrt _1\n_3 min _0 _2\n_4 min _2 _0\n_5 max _3 _4\n",
-        "_0 var-x\n_1 const -0\n_2 const 0\n_3 max _1 _2\n_4 min _2 _1\n_5 mul _0 _3\n"
-        "_6 mul _0 _4\n_7 sub _5 _6\n",
+        ("_0 var-x\n_1 const -0\n_2 const 0\n_3 max _1 _2\n_4 min _2 _1\n_5 mul _0 _3\n"
+         "_6 mul _0 _4\n_7 sub _5 _6\n"), /* one program on two lines (clang asks for the parens) */
         "_0 var-x\n_1 var-y\n_2 max _0 _1\n_3 min _1 _0\n_4 sub _2 _3\n",
         /* overflow to infinity, inf - inf, denormals */
         "_0 var-x\n_1 const 3e38\n_2 mul _0 _1\n_3 mul _2 _1\n_4 sub _3 _3\n_5 neg _4\n",

@@ -1,20 +1,19 @@
 /* libFuzzer target: any bytes through the whole compiler. The parser must accept or reject them
  * cleanly; what it accepts must optimise, allocate (with few registers too) and, where this CPU
  * has a JIT, run with exactly the interpreter's values. A difference aborts, so the fuzzer keeps
- * the input. Build with meson -Dfuzz=true and clang; scripts/fuzz runs it. */
+ * the input. Build with meson -Dfuzz=true and clang; scripts/fuzz runs it (tests/fuzz/fuzz.h). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "workloads/render/interp.h"
 #include "workloads/render/jit.h"
 #include "workloads/render/optimize.h"
 #include "workloads/render/parse.h"
 #include "workloads/render/regalloc.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_CHECKED_INSNS 4000 /* bigger programs are only parsed: keeps each input fast */
 #define LANES_MAX 16
@@ -49,6 +48,12 @@ static void check_jit(const struct vm_prog *p, enum render_isa isa, unsigned n_r
     free(spill);
     jit_free(&k);
     mcode_free(&m);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

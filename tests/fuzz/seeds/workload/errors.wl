@@ -1,0 +1,2 @@
+param x ${nosuch}
+run true ; echo `x` && (y) * ? \
