@@ -166,8 +166,13 @@ int sbx_config_cap_add(struct sbx_config *c, const char *name, struct sbx_error 
         snprintf(prefixed, sizeof prefixed, "cap_%s", lower);
         canonical = prefixed;
     }
+    /* libcap's parser stops at the first byte that cannot be part of a name and accepts what came
+     * before (the fuzzer found "net_raw\xff..."): only a name libcap gives back unchanged is one. */
     cap_value_t value;
-    if (cap_from_name(canonical, &value) < 0)
+    char *known = cap_from_name(canonical, &value) < 0 ? NULL : cap_to_name(value);
+    bool exact = known && strcmp(known, canonical) == 0;
+    cap_free(known);
+    if (!exact)
         return sbx_errf(e, "--cap-add: '%s': not a capability (see capabilities(7))", name);
     return vec_push(&c->cap_add, canonical) < 0 ? sbx_err(e, "--cap-add", name, ENOMEM) : 0;
 }

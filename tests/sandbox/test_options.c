@@ -124,7 +124,7 @@ static void test_value_errors(void **state)
         {"--setenv", "NOEQUALS"}, {"--setenv", "=v"},    {"--cap-add", "cap_flying"},
         {"--timeout", "-1"},      {"--timeout", "soon"}, {"--mechanism", "docker"},
         {"--hostname", ""},       {"--seccomp", ""},     {"--clearenv=yes", NULL},
-        {"--bind", NULL},
+        {"--bind", NULL},         {"--cap-add", "net_raw\xff"}, {"--cap-add", "net_raw-x"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         assert_int_equal(parse_words(&c, bad[i][0], bad[i][1], &e), -1);
