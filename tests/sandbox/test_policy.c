@@ -64,9 +64,12 @@ static void test_rules_and_conditions(void **state)
     assert_int_equal(r->conds[1].index, 0);
     assert_true(r->conds[1].not_equal);
     assert_int_equal(r->conds[1].value, 3);
-    struct sock_fprog f;
-    assert_int_equal(filter_build(&p, &f, &e), 0);
-    filter_free(&f);
+    /* libseccomp probes the kernel with seccomp(2), which valgrind does not emulate. */
+    if (!getenv("SBXBENCH_UNDER_VALGRIND")) {
+        struct sock_fprog f;
+        assert_int_equal(filter_build(&p, &f, &e), 0);
+        filter_free(&f);
+    }
     policy_free(&p);
 }
 
