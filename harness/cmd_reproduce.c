@@ -100,13 +100,7 @@ static int parse_reproduce_args(int argc, char **argv, struct reproduce_options 
             o->output = optarg;
             break;
         case 'f':
-            if (strcmp(optarg, "table") == 0)
-                o->format = FORMAT_TABLE;
-            else if (strcmp(optarg, "markdown") == 0)
-                o->format = FORMAT_MARKDOWN;
-            else if (strcmp(optarg, "json") == 0)
-                o->format = FORMAT_JSON;
-            else
+            if (!parse_format(optarg, &o->format))
                 goto bad;
             break;
         case 'n':
