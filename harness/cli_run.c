@@ -291,13 +291,7 @@ static int parse_one(int c, struct run_config *cfg, bool *runs_given, const char
         cfg->output = optarg;
         return 0;
     case OPT_FORMAT:
-        if (strcmp(optarg, "table") == 0)
-            cfg->format = FORMAT_TABLE;
-        else if (strcmp(optarg, "json") == 0)
-            cfg->format = FORMAT_JSON;
-        else if (strcmp(optarg, "markdown") == 0)
-            cfg->format = FORMAT_MARKDOWN;
-        else
+        if (!parse_format(optarg, &cfg->format))
             BAD_NUMBER("format", "table, json or markdown");
         return 0;
     case OPT_ORDER:

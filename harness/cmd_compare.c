@@ -89,13 +89,7 @@ static int parse_option(int c, struct compare_args *a)
             BAD_VALUE("by", "auto, absolute or overhead");
         return 0;
     case 'f':
-        if (strcmp(optarg, "table") == 0)
-            a->format = CMP_TABLE;
-        else if (strcmp(optarg, "markdown") == 0)
-            a->format = CMP_MARKDOWN;
-        else if (strcmp(optarg, "json") == 0)
-            a->format = CMP_JSON;
-        else
+        if (!parse_format(optarg, &a->format))
             BAD_VALUE("format", "table, markdown or json");
         return 0;
     case 'c':
@@ -315,7 +309,7 @@ static int load_baseline(const struct compare_args *a, struct baseline *b)
 static int print_result(const struct compare_args *a, const struct comparison *c,
                         const struct compare_sources *src)
 {
-    if (a->format == CMP_JSON) {
+    if (a->format == FORMAT_JSON) {
         json_t *doc = compare_json(c, src);
         char *text = doc ? results_dump(doc) : NULL;
         json_decref(doc);
@@ -325,7 +319,7 @@ static int print_result(const struct compare_args *a, const struct comparison *c
         }
         puts(text);
         free(text);
-    } else if (a->format == CMP_MARKDOWN) {
+    } else if (a->format == FORMAT_MARKDOWN) {
         print_compare_markdown(stdout, c, src);
     } else {
         print_compare_table(stdout, c, src, a->color);

@@ -100,13 +100,7 @@ static int parse_reproduce_args(int argc, char **argv, struct reproduce_options 
             o->output = optarg;
             break;
         case 'f':
-            if (strcmp(optarg, "table") == 0)
-                o->format = FORMAT_TABLE;
-            else if (strcmp(optarg, "markdown") == 0)
-                o->format = FORMAT_MARKDOWN;
-            else if (strcmp(optarg, "json") == 0)
-                o->format = FORMAT_JSON;
-            else
+            if (!parse_format(optarg, &o->format))
                 goto bad;
             break;
         case 'n':
@@ -152,22 +146,27 @@ static bool is_container(json_t *row)
     return json_is_true(json_object_get(row, "container"));
 }
 
+/* Row k of the published rows followed by the extras, NULL past the last; *published: whether it
+ * is one of the published rows. */
+static json_t *published_row(const struct published *p, size_t k, bool *published)
+{
+    size_t n = json_array_size(p->rows);
+    *published = k < n;
+    return *published ? json_array_get(p->rows, k) : json_array_get(p->extras, k - n);
+}
+
 /* The mechanisms of one block (containers or not), published rows first, then the extras this build
  * has. A published mechanism this build lacks is still asked for, and shows as skipped. */
 static char **block_mechanisms(const struct published *p, bool containers)
 {
     char **names = strv_new();
-    json_t *lists[] = {p->rows, p->extras};
-    for (int l = 0; l < 2; l++) {
-        size_t i;
-        json_t *row;
-        json_array_foreach(lists[l], i, row)
-        {
-            const char *m = json_string_value(json_object_get(row, "mechanism"));
-            bool wanted = is_container(row) == containers && m && (l == 0 || runner_find(m));
-            if (wanted && runner_find(m))
-                strv_push(&names, m);
-        }
+    json_t *row;
+    bool published;
+    for (size_t k = 0; (row = published_row(p, k, &published)); k++) {
+        const char *m = json_string_value(json_object_get(row, "mechanism"));
+        bool wanted = is_container(row) == containers && m && (published || runner_find(m));
+        if (wanted && runner_find(m))
+            strv_push(&names, m);
     }
     /* Containers are compared with the plain process of their own block. */
     if (containers && strv_len(names) > 0) {
@@ -242,17 +241,13 @@ static json_t *comparison_row(const struct published *p, json_t *row, const stru
 static json_t *comparison(const struct published *p, const struct run *all)
 {
     json_t *rows = json_array();
-    json_t *lists[] = {p->rows, p->extras};
-    for (int l = 0; l < 2; l++) {
-        size_t i;
-        json_t *row;
-        json_array_foreach(lists[l], i, row)
-        {
-            const char *m = json_string_value(json_object_get(row, "mechanism"));
-            if (l == 1 && !runner_find(m))
-                continue; /* an extra this build does not have is not news */
-            json_array_append_new(rows, comparison_row(p, row, all, l == 0));
-        }
+    json_t *row;
+    bool published;
+    for (size_t k = 0; (row = published_row(p, k, &published)); k++) {
+        const char *m = json_string_value(json_object_get(row, "mechanism"));
+        if (!published && !runner_find(m))
+            continue; /* an extra this build does not have is not news */
+        json_array_append_new(rows, comparison_row(p, row, all, published));
     }
     return json_pack("{s:O,s:f,s:o}", "source", json_object_get(p->doc, "source"), "baseline_ms",
                      p->baseline_ms, "rows", rows);

@@ -5,13 +5,12 @@
 #include <stdbool.h>
 
 #include "harness/compare.h"
-
-enum compare_format { CMP_TABLE, CMP_MARKDOWN, CMP_JSON };
+#include "harness/parse.h"
 
 struct compare_args {
     const char *base_path, *new_path;
     struct compare_options opt;
-    enum compare_format format;
+    enum output_format format;
     long last;
     bool color;
 };

@@ -88,24 +88,6 @@ static void fill_row(const struct pair *p, struct row *r)
     }
 }
 
-/* Display width: UTF-8 continuation bytes take no column. */
-static int width(const char *s)
-{
-    int w = 0;
-    for (; *s; s++)
-        w += ((unsigned char)*s & 0xC0) != 0x80;
-    return w;
-}
-
-static void pad(FILE *out, const char *s, int w, bool right)
-{
-    int fill = w - width(s);
-    if (right)
-        fprintf(out, "%*s%s", fill > 0 ? fill : 0, "", s);
-    else
-        fprintf(out, "%s%*s", s, fill > 0 ? fill : 0, "");
-}
-
 static bool right_aligned(int col)
 {
     return col != COL_MECH && col != COL_CASE && col != COL_VERDICT;
@@ -157,17 +139,17 @@ void print_compare_table(FILE *out, const struct comparison *c, const struct com
         return;
     int w[NCOLS];
     for (int col = 0; col < NCOLS; col++)
-        w[col] = width(headers[col]);
+        w[col] = display_width(headers[col]);
     for (size_t i = 0; i < c->n_pairs; i++) {
         fill_row(&c->pairs[i], &rows[i]);
         for (int col = 0; col < NCOLS; col++)
-            if (width(rows[i].cell[col]) > w[col])
-                w[col] = width(rows[i].cell[col]);
+            if (display_width(rows[i].cell[col]) > w[col])
+                w[col] = display_width(rows[i].cell[col]);
     }
     print_heading(out, c, src);
     for (int col = 0; col < NCOLS; col++) {
         fputs(color ? "\033[1m" : "", out);
-        pad(out, headers[col], w[col], right_aligned(col));
+        print_padded(out, headers[col], w[col], right_aligned(col));
         fputs(color ? "\033[0m" : "", out);
         fputs(col + 1 < NCOLS ? "  " : "\n", out);
     }
@@ -181,7 +163,7 @@ void print_compare_table(FILE *out, const struct comparison *c, const struct com
         for (int col = 0; col < NCOLS; col++) {
             if (col == COL_VERDICT)
                 fputs(on, out);
-            pad(out, rows[i].cell[col], col + 1 < NCOLS ? w[col] : 0, right_aligned(col));
+            print_padded(out, rows[i].cell[col], col + 1 < NCOLS ? w[col] : 0, right_aligned(col));
             if (col == COL_VERDICT && *on)
                 fputs("\033[0m", out);
             fputs(col + 1 < NCOLS ? "  " : "\n", out);

@@ -4,10 +4,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "harness/parse.h"
 #include "runners/runner.h"
 #include "workloads/workload.h"
 
-enum output_format { FORMAT_TABLE, FORMAT_JSON, FORMAT_MARKDOWN };
 enum run_order { ORDER_INTERLEAVED, ORDER_GROUPED };
 
 #define DEFAULT_RUNS 100

@@ -33,6 +33,19 @@ bool parse_double(const char *s, double min, double max, double *out)
     return true;
 }
 
+bool parse_format(const char *s, enum output_format *out)
+{
+    if (strcmp(s, "table") == 0)
+        *out = FORMAT_TABLE;
+    else if (strcmp(s, "json") == 0)
+        *out = FORMAT_JSON;
+    else if (strcmp(s, "markdown") == 0)
+        *out = FORMAT_MARKDOWN;
+    else
+        return false;
+    return true;
+}
+
 char **parse_list(const char *s)
 {
     if (!s || !*s)

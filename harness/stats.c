@@ -105,35 +105,11 @@ static void percentile_interval(double *replicates, size_t b, double level, doub
     *hi = stats_quantile_sorted(replicates, b, 1 - tail);
 }
 
-int stats_median_ci(const double *x, size_t n, double level, size_t resamples, uint64_t seed,
-                    double *lo, double *hi)
+/* The percentile-bootstrap interval of median(num), or of median(num) / median(den) when den is
+ * given; each round resamples num, then den. */
+static int bootstrap_ci(const double *num, size_t nn, const double *den, size_t nd, double level,
+                        size_t resamples, uint64_t seed, double *lo, double *hi)
 {
-    *lo = *hi = NAN;
-    if (n == 0 || resamples == 0)
-        return 0;
-    double *scratch = malloc(n * sizeof *scratch);
-    double *reps = malloc(resamples * sizeof *reps);
-    if (!scratch || !reps) {
-        free(scratch);
-        free(reps);
-        return -1;
-    }
-    struct rng r;
-    rng_seed(&r, seed);
-    for (size_t b = 0; b < resamples; b++)
-        reps[b] = resampled_median(x, n, scratch, &r);
-    percentile_interval(reps, resamples, level, lo, hi);
-    free(scratch);
-    free(reps);
-    return 0;
-}
-
-int stats_ratio_ci(const double *num, size_t nn, const double *den, size_t nd, double level,
-                   size_t resamples, uint64_t seed, double *lo, double *hi)
-{
-    *lo = *hi = NAN;
-    if (nn == 0 || nd == 0 || resamples == 0)
-        return 0;
     double *scratch = malloc((nn > nd ? nn : nd) * sizeof *scratch);
     double *reps = malloc(resamples * sizeof *reps);
     if (!scratch || !reps) {
@@ -144,14 +120,32 @@ int stats_ratio_ci(const double *num, size_t nn, const double *den, size_t nd, d
     struct rng r;
     rng_seed(&r, seed);
     for (size_t b = 0; b < resamples; b++) {
-        double top = resampled_median(num, nn, scratch, &r);
-        double bottom = resampled_median(den, nd, scratch, &r);
-        reps[b] = top / bottom;
+        reps[b] = resampled_median(num, nn, scratch, &r);
+        if (den)
+            reps[b] /= resampled_median(den, nd, scratch, &r);
     }
     percentile_interval(reps, resamples, level, lo, hi);
     free(scratch);
     free(reps);
     return 0;
+}
+
+int stats_median_ci(const double *x, size_t n, double level, size_t resamples, uint64_t seed,
+                    double *lo, double *hi)
+{
+    *lo = *hi = NAN;
+    if (n == 0 || resamples == 0)
+        return 0;
+    return bootstrap_ci(x, n, NULL, 0, level, resamples, seed, lo, hi);
+}
+
+int stats_ratio_ci(const double *num, size_t nn, const double *den, size_t nd, double level,
+                   size_t resamples, uint64_t seed, double *lo, double *hi)
+{
+    *lo = *hi = NAN;
+    if (nn == 0 || nd == 0 || resamples == 0)
+        return 0;
+    return bootstrap_ci(num, nn, den, nd, level, resamples, seed, lo, hi);
 }
 
 static size_t count_outliers(const double *x, size_t n, double median, double mad)

@@ -79,8 +79,8 @@ static void fill_row(const struct bench *b, struct row *r)
         snprintf(r->cell[COL_RUNS], sizeof r->cell[0], "%zu", b->n_samples);
 }
 
-/* Display width: UTF-8 continuation bytes take no column. */
-static int width(const char *s)
+/* UTF-8 continuation bytes take no column. */
+int display_width(const char *s)
 {
     int w = 0;
     for (; *s; s++)
@@ -88,9 +88,9 @@ static int width(const char *s)
     return w;
 }
 
-static void pad(FILE *out, const char *s, int w, bool right)
+void print_padded(FILE *out, const char *s, int w, bool right)
 {
-    int fill = w - width(s);
+    int fill = w - display_width(s);
     if (right)
         fprintf(out, "%*s%s", fill > 0 ? fill : 0, "", s);
     else
@@ -138,12 +138,12 @@ void print_table(FILE *out, const struct run *run, bool color)
         return;
     int w[NCOLS];
     for (int c = 0; c < NCOLS; c++)
-        w[c] = width(headers[c]);
+        w[c] = display_width(headers[c]);
     for (size_t i = 0; i < run->n_benches; i++) {
         fill_row(&run->benches[i], &rows[i]);
         for (int c = 0; c < NCOLS; c++)
-            if (!rows[i].skipped && width(rows[i].cell[c]) > w[c])
-                w[c] = width(rows[i].cell[c]);
+            if (!rows[i].skipped && display_width(rows[i].cell[c]) > w[c])
+                w[c] = display_width(rows[i].cell[c]);
     }
     int last = last_shown(run);
     for (int c = 0; c < NCOLS; c++) {
@@ -151,7 +151,7 @@ void print_table(FILE *out, const struct run *run, bool color)
             continue;
         if (color)
             fputs("\033[1m", out);
-        pad(out, headers[c], w[c], c >= COL_MEDIAN && c != COL_RANGE);
+        print_padded(out, headers[c], w[c], c >= COL_MEDIAN && c != COL_RANGE);
         if (color)
             fputs("\033[0m", out);
         fputs(c < last ? "  " : "\n", out);
@@ -160,9 +160,9 @@ void print_table(FILE *out, const struct run *run, bool color)
     for (size_t i = 0; i < run->n_benches; i++) {
         struct row *r = &rows[i];
         if (r->skipped) {
-            pad(out, r->cell[COL_MECH], w[COL_MECH], false);
+            print_padded(out, r->cell[COL_MECH], w[COL_MECH], false);
             fputs("  ", out);
-            pad(out, r->cell[COL_CASE], w[COL_CASE], false);
+            print_padded(out, r->cell[COL_CASE], w[COL_CASE], false);
             fprintf(out, color ? "  \033[33mskipped: %s\033[0m\n" : "  skipped: %s\n", r->note);
             continue;
         }
@@ -173,7 +173,7 @@ void print_table(FILE *out, const struct run *run, bool color)
             bool red = color && c == COL_RUNS && r->failed;
             if (red)
                 fputs("\033[31m", out);
-            pad(out, r->cell[c], w[c], c >= COL_MEDIAN && c != COL_RANGE);
+            print_padded(out, r->cell[c], w[c], c >= COL_MEDIAN && c != COL_RANGE);
             if (red)
                 fputs("\033[0m", out);
             if (c < last)

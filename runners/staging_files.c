@@ -21,32 +21,33 @@ static uint64_t fnv(uint64_t h, const char *s)
     }
 }
 
-/* cache_dir/staging (made if need be), and the name the action's inputs share in it. */
-static int staging_dir(const char *cache_dir, const struct action *a, char *dir, size_t dirlen,
-                       char *name, size_t namelen, struct errbuf *eb)
+/* In out, cache_dir/staging/NAME followed by suffix, NAME being the one the action's inputs share
+ * there; cache_dir/staging is made if need be. */
+static int staging_path(const char *cache_dir, const struct action *a, const char *suffix,
+                        char *out, size_t outlen, struct errbuf *eb)
 {
     if (!cache_dir || !*cache_dir)
         return err_msg(eb, "staging: no cache directory (--cache-dir)");
     uint64_t h = fnv(0xcbf29ce484222325ULL, a->inputs_root);
     for (size_t i = 0; i < a->n_inputs; i++)
         h = fnv(h, a->inputs[i]);
-    snprintf(name, namelen, "%016llx-%zu", (unsigned long long)h, a->n_inputs);
-    if (snprintf(dir, dirlen, "%s/staging", cache_dir) >= (int)dirlen)
+    char dir[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s/staging", cache_dir) >= (int)sizeof dir)
         return err_sys(eb, "staging", cache_dir, ENAMETOOLONG);
     if (mkdir(cache_dir, 0755) < 0 && errno != EEXIST)
         return err_sys(eb, "staging: creating the cache", cache_dir, errno);
     if (mkdir(dir, 0755) < 0 && errno != EEXIST)
         return err_sys(eb, "staging: creating the cache", dir, errno);
+    snprintf(out, outlen, "%s/%016llx-%zu%s", dir, (unsigned long long)h, a->n_inputs, suffix);
     return 0;
 }
 
 int staging_list_file(const char *cache_dir, const struct action *a, char *out, size_t outlen,
                       struct errbuf *eb)
 {
-    char dir[PATH_MAX], name[64], tmp[PATH_MAX + 16];
-    if (staging_dir(cache_dir, a, dir, sizeof dir, name, sizeof name, eb) < 0)
+    char tmp[PATH_MAX + 16];
+    if (staging_path(cache_dir, a, ".list", out, outlen, eb) < 0)
         return -1;
-    snprintf(out, outlen, "%s/%s.list", dir, name);
     snprintf(tmp, sizeof tmp, "%s.%d.tmp", out, (int)getpid());
     FILE *f = fopen(tmp, "we");
     if (!f)
@@ -108,10 +109,9 @@ static int link_one(const char *root, const char *lower, const char *rel, struct
 int staging_overlay_lower(const char *cache_dir, const struct action *a, char *out, size_t outlen,
                           struct errbuf *eb)
 {
-    char dir[PATH_MAX], name[64], lockname[PATH_MAX + 8];
-    if (staging_dir(cache_dir, a, dir, sizeof dir, name, sizeof name, eb) < 0)
+    char lockname[PATH_MAX + 8];
+    if (staging_path(cache_dir, a, ".lower", out, outlen, eb) < 0)
         return -1;
-    snprintf(out, outlen, "%s/%s.lower", dir, name);
     snprintf(lockname, sizeof lockname, "%s.lock", out);
     int lock = open(lockname, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (lock < 0 || flock(lock, LOCK_EX) < 0) {

@@ -21,6 +21,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 void fuzz_fail(const char *file, int line, const char *what) __attribute__((noreturn));
 /* Whether msg is one line a user can read: not empty, no line break. */
 int fuzz_one_line(const char *msg);
+/* The input as a C string to free, or NULL when it holds a NUL byte (where a reader of text files
+ * would stop) or memory runs out: either way the target has nothing to try. */
+char *fuzz_text(const uint8_t *data, size_t size);
 /* stdin and stdout on /dev/null and no controlling terminal: a target that reads a path the
  * input names cannot wait for a user, and --help costs nothing. */
 void fuzz_quiet_stdio(void);

@@ -20,13 +20,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (memchr(data, '\0', size)) /* a text file: its reader stops at the first NUL */
-        return 0;
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     struct policy p;
     struct sbx_error e = {{0}};
     if (policy_parse(&p, text, FUZZ_NAME, &e) < 0) {

@@ -24,6 +24,18 @@ int fuzz_one_line(const char *msg)
     return msg && msg[0] && !strchr(msg, '\n');
 }
 
+char *fuzz_text(const uint8_t *data, size_t size)
+{
+    if (memchr(data, '\0', size))
+        return NULL;
+    char *text = malloc(size + 1);
+    if (!text)
+        return NULL;
+    memcpy(text, data, size);
+    text[size] = '\0';
+    return text;
+}
+
 void fuzz_quiet_stdio(void)
 {
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);

@@ -62,14 +62,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* As described.c's reader: a description holds no NUL byte and is not huge. */
-    if (size > WL_MAX_FILE_SIZE || memchr(data, '\0', size))
+    /* As described.c's reader: a description is not huge (and, fuzz_text, holds no NUL byte). */
+    if (size > WL_MAX_FILE_SIZE)
         return 0;
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
 
     struct described dw;
     memset(&dw, 0, sizeof dw);

@@ -160,9 +160,7 @@ static void test_prospero(void **state)
 {
     (void)state;
     size_t len;
-    char *text = read_shared("prospero.vm", &len);
-    if (!text)
-        skip(); /* read_shared said which file is absent */
+    char *text = read_shared_or_skip("prospero.vm", &len);
     if (!isa_supported(ISA_AVX2))
         skip(); /* no JIT on this CPU */
     uint64_t rng = 17;

@@ -288,9 +288,7 @@ static void test_prospero(void **state)
 {
     (void)state;
     size_t len;
-    char *text = read_shared("prospero.vm", &len);
-    if (!text)
-        skip(); /* read_shared said which file is absent */
+    char *text = read_shared_or_skip("prospero.vm", &len);
     struct vm_prog p;
     struct vm_parse_error err;
     assert_int_equal(vm_parse(text, len, &p, &err), 0);

@@ -123,9 +123,7 @@ static void test_prospero(void **state)
 {
     (void)state;
     size_t len;
-    char *text = read_shared("prospero.vm", &len);
-    if (!text)
-        skip(); /* read_shared said which file is absent */
+    char *text = read_shared_or_skip("prospero.vm", &len);
     struct vm_prog src, p;
     struct vm_opt_stats st;
     parse_ok(text, &src);

@@ -239,3 +239,11 @@ char *read_shared(const char *name, size_t *len)
     fclose(f);
     return buf;
 }
+
+char *read_shared_or_skip(const char *name, size_t *len)
+{
+    char *text = read_shared(name, len);
+    if (!text)
+        skip(); /* read_shared said which file is absent; skip() leaves the test */
+    return text;
+}

@@ -34,3 +34,5 @@ float random_coord(uint64_t *state);
 /* The text of a file under ../shared/data (relative to the source tree), or NULL when absent
  * (saying so: the caller then skips). *len receives its size. */
 char *read_shared(const char *name, size_t *len);
+/* read_shared for a test that needs the file: when it is absent, the test is skipped from here. */
+char *read_shared_or_skip(const char *name, size_t *len);
