@@ -155,8 +155,9 @@ static json_t *published_row(const struct published *p, size_t k, bool *publishe
     return *published ? json_array_get(p->rows, k) : json_array_get(p->extras, k - n);
 }
 
-/* The mechanisms of one block (containers or not), published rows first, then the extras this build
- * has. A published mechanism this build lacks is still asked for, and shows as skipped. */
+/* The mechanisms of one block (containers or not) that this build has, published rows first, then
+ * the extras. A published mechanism this build lacks is not run; the comparison shows it as not
+ * measured. */
 static char **block_mechanisms(const struct published *p, bool containers)
 {
     char **names = strv_new();
@@ -164,8 +165,7 @@ static char **block_mechanisms(const struct published *p, bool containers)
     bool published;
     for (size_t k = 0; (row = published_row(p, k, &published)); k++) {
         const char *m = json_string_value(json_object_get(row, "mechanism"));
-        bool wanted = is_container(row) == containers && m && (published || runner_find(m));
-        if (wanted && runner_find(m))
+        if (is_container(row) == containers && m && runner_find(m))
             strv_push(&names, m);
     }
     /* Containers are compared with the plain process of their own block. */
@@ -312,7 +312,7 @@ static void print_comparison(FILE *out, json_t *cmp, const struct run *all, bool
 {
     json_t *src = json_object_get(cmp, "source");
     json_t *rows = json_object_get(cmp, "rows");
-    fprintf(out, "%sPublished: %s (%s), %s.\n", markdown ? "" : "",
+    fprintf(out, "Published: %s (%s), %s.\n",
             json_string_value(json_object_get(src, "title")),
             json_string_value(json_object_get(src, "date")),
             json_string_value(json_object_get(src, "machine")));
