@@ -139,17 +139,19 @@ def plot_total(doc, outdir):
 
 
 def overheads(doc):
-    """(result, overhead seconds, (lo, hi)) against the same case's process median."""
+    """(result, overhead seconds, (lo, hi)) against the result's own baseline: the process median
+    its ratio was taken against (a reproduce file has two, one per block), else the same case's
+    process median."""
     process = {r["case"]: r for r in doc["results"] if r["mechanism"] == "process" and state(r) == "ok"}
     out = []
     for r in doc["results"]:
         if r["mechanism"] == "process":
             continue
         base = process.get(r["case"])
-        if state(r) != "ok" or base is None:
+        if state(r) != "ok" or (base is None and not r.get("ratio")):
             out.append((r, None, None))
             continue
-        pm = base["median"]
+        pm = r["median"] / r["ratio"] if r.get("ratio") else base["median"]
         over = r["median"] - pm
         ci = r.get("ratio_ci")
         band = ((ci[0] - 1) * pm, (ci[1] - 1) * pm) if ci else (over, over)
