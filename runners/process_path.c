@@ -21,19 +21,39 @@ static bool process_path_available(const struct runner_options *opts, char *why,
     return true;
 }
 
-static char *long_path(int missing_dirs)
+static bool in_path(const char *path, const char *dir, size_t dir_len)
+{
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, ":");
+        if (n == dir_len && strncmp(p, dir, n) == 0)
+            return true;
+        p += n + (p[n] == ':');
+    }
+    return false;
+}
+
+/* The missing directories, the host's PATH, and last the directory of the action's program when
+ * PATH lacks it (sbxbench's own helpers live in build/): the lookup crosses every entry, as it
+ * would for a tool installed last in PATH, and finds the program the other mechanisms run. */
+static char *long_path(int missing_dirs, const char *program)
 {
     const char *host = getenv("PATH");
     if (!host || !*host)
         host = "/usr/local/bin:/usr/bin:/bin";
-    size_t len = strlen(host) + 1 + (size_t)missing_dirs * 40;
+    const char *slash = program ? strrchr(program, '/') : NULL;
+    size_t dir_len = slash && program[0] == '/' ? (size_t)(slash - program) : 0;
+    if (dir_len && in_path(host, program, dir_len))
+        dir_len = 0;
+    size_t len = strlen(host) + 2 + dir_len + (size_t)missing_dirs * 40;
     char *path = malloc(len);
     if (!path)
         return NULL;
     char *p = path;
     for (int i = 0; i < missing_dirs; i++)
         p += sprintf(p, "/nonexistent/sbxbench-path-%04d/bin:", i);
-    strcpy(p, host);
+    p = stpcpy(p, host);
+    if (dir_len)
+        sprintf(p, ":%.*s", (int)dir_len, program);
     return path;
 }
 
@@ -55,7 +75,7 @@ fail:
 static int process_path_prepare(struct runner_job *job, struct errbuf *eb)
 {
     const struct action *a = job->action;
-    char *path = long_path(job->opts->path_dirs);
+    char *path = long_path(job->opts->path_dirs, a->argv[0]);
     job->envp = path ? env_with_path(a->envp ? a->envp : environ, path) : NULL;
     free(path);
     job->argv = strv_dup(a->argv);

@@ -34,4 +34,11 @@ expect("unshare", [by["unshare"]["argv"][0], "--user", "--map-root-user", "--mou
 if d["meta"]["config"]["path_dirs"] != 20:
     sys.exit("path_dirs not recorded")
 PY
+
+# process-path finds a program that lives outside PATH (sbxbench's own sbx-render in build/): it
+# ran, not "could not start: No such file or directory".
+"$SBXBENCH" run -m process-path -w render --render-size 32 -n 2 --warmup 0 --path-dirs 5 \
+    --no-progress --format json -o "$TMP/pp.json" >/dev/null 2>&1 \
+    || die "process-path x render failed to run"
+"$CHECK" "$TMP/pp.json" --require-run process-path || exit 1
 echo ok
