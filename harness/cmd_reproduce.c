@@ -277,6 +277,19 @@ static void cell_ratio(char *buf, size_t len, json_t *v, json_t *ci)
                  json_number_value(json_array_get(ci, 1)));
 }
 
+/* One line of the text table; widths are in characters on screen ("×" and "Δ" are two bytes). */
+static void print_text_row(FILE *out, const char *const cells[6])
+{
+    static const int width[6] = {14, 10, 10, 10, 22, 8};
+    static const bool right[6] = {false, true, true, true, false, true};
+    fputs("  ", out);
+    for (int c = 0; c < 6; c++) {
+        if (c > 0)
+            fputs(c == 4 ? "  " : " ", out);
+        print_padded(out, cells[c], width[c], right[c]);
+    }
+}
+
 static void print_block(FILE *out, json_t *rows, bool containers, bool published, bool markdown)
 {
     size_t i;
@@ -301,7 +314,7 @@ static void print_block(FILE *out, json_t *rows, bool containers, bool published
         if (markdown)
             fprintf(out, "| %s | %s | %s | %s | %s | %s |", m, pms, pr, ms, ratio, diff);
         else
-            fprintf(out, "  %-14s %10s %10s %10s  %-22s %8s", m, pms, pr, ms, ratio, diff);
+            print_text_row(out, (const char *const[]){m, pms, pr, ms, ratio, diff});
         if (skipped)
             fprintf(out, markdown ? " skipped: %s |" : "  skipped: %s", skipped);
         fputc('\n', out);
@@ -325,9 +338,11 @@ static void print_comparison(FILE *out, json_t *cmp, const struct run *all, bool
             fputs("| mechanism | published ms | published × | here ms | here × [95% CI] | Δ× |\n"
                   "|---|--:|--:|--:|--:|--:|\n",
                   out);
-        else
-            fprintf(out, "  %-14s %10s %10s %10s  %-22s %8s\n", "mechanism", "publ. ms",
-                    "publ. ×", "here ms", "here × [95% CI]", "Δ×");
+        else {
+            print_text_row(out, (const char *const[]){"mechanism", "publ. ms", "publ. ×", "here ms",
+                                                      "here × [95% CI]", "Δ×"});
+            fputc('\n', out);
+        }
         if (block < 2) {
             print_block(out, rows, block == 1, true, markdown);
         } else {

@@ -28,7 +28,8 @@ static int nspawn_prepare(struct runner_job *job, struct errbuf *eb)
     const struct action *a = job->action;
     char **prefix = strv_dup(nspawn_args);
     for (size_t i = 0; prefix && etc_extras[i]; i++)
-        if (access(etc_extras[i], F_OK) == 0 && strv_pushf(&prefix, "--bind-ro=%s", etc_extras[i]) < 0)
+        if (access(etc_extras[i], F_OK) == 0 &&
+            strv_pushf(&prefix, "--bind-ro=%s", etc_extras[i]) < 0)
             goto oom;
     for (size_t i = 0; prefix && i < a->n_ro_paths; i++)
         if (strv_pushf(&prefix, "--bind-ro=%s", a->ro_paths[i]) < 0)

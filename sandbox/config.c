@@ -167,7 +167,7 @@ int sbx_config_cap_add(struct sbx_config *c, const char *name, struct sbx_error 
         canonical = prefixed;
     }
     /* libcap's parser stops at the first byte that cannot be part of a name and accepts what came
-     * before (the fuzzer found "net_raw\xff..."): only a name libcap gives back unchanged is one. */
+     * before (the fuzzer found "net_raw\xff..."): only a name libcap returns unchanged is one. */
     cap_value_t value;
     char *known = cap_from_name(canonical, &value) < 0 ? NULL : cap_to_name(value);
     bool exact = known && strcmp(known, canonical) == 0;
