@@ -10,10 +10,9 @@
 #include "runners/fsutil.h"
 #include "runners/rootfs.h"
 
-/* Read-only files and directories outside the system directories that programs expect: the
- * loader's cache (a dynamic program starts without it, but slowly searching) and the targets of
+/* The loader's cache (a dynamic program starts without it, but slowly searching) and the targets of
  * Debian's alternatives symlinks (/usr/bin/cc -> /etc/alternatives/cc -> /usr/bin/gcc). */
-static const char *const system_extras[] = {"/etc/ld.so.cache", "/etc/alternatives", NULL};
+const char *const binds_etc_extras[] = {"/etc/ld.so.cache", "/etc/alternatives", NULL};
 
 static int add(struct bind_list *l, const char *source, const char *target, bool writable,
                struct errbuf *eb)
@@ -50,9 +49,9 @@ static int add_system(struct bind_list *l, struct errbuf *eb)
         if (lstat(d, &st) == 0 && S_ISDIR(st.st_mode) && add(l, d, d, false, eb) < 0)
             return -1;
     }
-    for (size_t i = 0; system_extras[i]; i++)
-        if (access(system_extras[i], F_OK) == 0 &&
-            add(l, system_extras[i], system_extras[i], false, eb) < 0)
+    for (size_t i = 0; binds_etc_extras[i]; i++)
+        if (access(binds_etc_extras[i], F_OK) == 0 &&
+            add(l, binds_etc_extras[i], binds_etc_extras[i], false, eb) < 0)
             return -1;
     return 0;
 }

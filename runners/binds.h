@@ -29,3 +29,7 @@ struct bind_list {
 int binds_for_action(const struct action *a, struct bind_list *out, struct errbuf *eb);
 
 void binds_free(struct bind_list *l);
+
+/* Read-only files of /etc outside the system directories that programs expect, NULL-terminated:
+ * bound wherever a sandbox gives the command an /etc of its own. */
+extern const char *const binds_etc_extras[];

@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "runners/binds.h"
+
 /* --pipe: the command's stdio are nspawn's, as a build tool gives an action; without it nspawn
  * puts the command on a terminal of its own and relays it, turning every "\n" into "\r\n" (every
  * output check failed) and sending stderr where stdout goes. */
@@ -19,17 +21,14 @@ static bool nspawn_available(const struct runner_options *opts, char *why, size_
 }
 
 /* --volatile=yes gives the command an empty /etc: the loader's cache and Debian's alternatives
- * (/usr/bin/cc -> /etc/alternatives/cc -> /usr/bin/gcc) are bound from the host, as the
- * containers' are. */
-static const char *const etc_extras[] = {"/etc/ld.so.cache", "/etc/alternatives", NULL};
-
+ * are bound from the host, as the containers' are (binds_etc_extras). */
 static int nspawn_prepare(struct runner_job *job, struct errbuf *eb)
 {
     const struct action *a = job->action;
     char **prefix = strv_dup(nspawn_args);
-    for (size_t i = 0; prefix && etc_extras[i]; i++)
-        if (access(etc_extras[i], F_OK) == 0 &&
-            strv_pushf(&prefix, "--bind-ro=%s", etc_extras[i]) < 0)
+    for (size_t i = 0; prefix && binds_etc_extras[i]; i++)
+        if (access(binds_etc_extras[i], F_OK) == 0 &&
+            strv_pushf(&prefix, "--bind-ro=%s", binds_etc_extras[i]) < 0)
             goto oom;
     for (size_t i = 0; prefix && i < a->n_ro_paths; i++)
         if (strv_pushf(&prefix, "--bind-ro=%s", a->ro_paths[i]) < 0)
